@@ -1,0 +1,48 @@
+"""troth: is an LLM's answer faithful to its context?"""
+
+from troth.errors import (
+    ConfigError,
+    ContextTooLongError,
+    JudgeConnectionError,
+    JudgeError,
+    JudgeOutputError,
+    JudgeTruncatedError,
+    MissingAPIKeyError,
+    MissingDependencyError,
+    ModelNotFoundError,
+    ScorerRunError,
+    TrothError,
+    UnknownModelError,
+)
+from troth.judges import Judge
+from troth.scorers import PromptStep, Scorer, StepContext, StepResults, create_faithfulness_scorer, create_scorer
+from troth.types import Evidence, ScoreResult, ScorerRun, StepUsage
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfigError",
+    "ContextTooLongError",
+    "Evidence",
+    "Judge",
+    "JudgeConnectionError",
+    "JudgeError",
+    "JudgeOutputError",
+    "JudgeTruncatedError",
+    "MissingAPIKeyError",
+    "MissingDependencyError",
+    "ModelNotFoundError",
+    "PromptStep",
+    "ScoreResult",
+    "Scorer",
+    "ScorerRun",
+    "ScorerRunError",
+    "StepContext",
+    "StepResults",
+    "StepUsage",
+    "TrothError",
+    "UnknownModelError",
+    "__version__",
+    "create_faithfulness_scorer",
+    "create_scorer",
+]

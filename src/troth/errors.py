@@ -1,0 +1,134 @@
+"""Exceptions raised by troth.
+
+    TrothError
+    ├── ConfigError (ValueError)            bad configuration, raised before any request
+    │   ├── UnknownModelError               "provider/model" not recognised (with suggestions)
+    │   ├── MissingAPIKeyError              the provider's key variable is unset
+    │   ├── MissingDependencyError          an optional extra is not installed
+    │   └── ModelNotFoundError              no local GGUF model could be found
+    ├── ContextTooLongError (ValueError)    context exceeds the configured limit
+    ├── JudgeError                          a judge call failed
+    │   ├── JudgeConnectionError            HTTP failure / timeout after retries
+    │   ├── JudgeOutputError                invalid structured output after retries (names the step)
+    │   └── JudgeTruncatedError             completion cut off by the token limit (names the step)
+    └── ScorerRunError                      a scorer step failed; carries failed_step and partial
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from troth.types import StepUsage
+
+
+class TrothError(Exception):
+    """Base class of every error raised by troth."""
+
+
+class ConfigError(TrothError, ValueError):
+    """Invalid configuration, detected before any request is sent."""
+
+
+class UnknownModelError(ConfigError):
+    """A model string names no known provider."""
+
+    def __init__(self, model: str, suggestions: Sequence[str] = (), hint: str = "") -> None:
+        self.model = model
+        self.suggestions = list(suggestions)
+        msg = f"unknown model {model!r}"
+        if self.suggestions:
+            msg += "; did you mean " + " or ".join(repr(s) for s in self.suggestions) + "?"
+        if hint:
+            msg += f" {hint}"
+        super().__init__(msg)
+
+
+class MissingAPIKeyError(ConfigError):
+    """The API key for a provider is not set."""
+
+    def __init__(self, provider: str, env_var: str) -> None:
+        self.provider = provider
+        self.env_var = env_var
+        super().__init__(
+            f"no API key for provider {provider!r}: set the environment variable {env_var} "
+            f"or pass api_key= to Judge"
+        )
+
+
+class MissingDependencyError(ConfigError, ImportError):
+    """An optional dependency is not installed."""
+
+    def __init__(self, package: str, install: str) -> None:
+        self.package = package
+        self.install = install
+        super().__init__(f"{package} is not installed; install it with: {install}")
+
+
+class ModelNotFoundError(ConfigError):
+    """No local model file could be found."""
+
+
+class ContextTooLongError(TrothError, ValueError):
+    """The context is longer than the configured limit."""
+
+
+class JudgeError(TrothError):
+    """A judge call failed."""
+
+    def __init__(self, message: str, *, step: str | None = None, model: str | None = None) -> None:
+        self.step = step
+        self.model = model
+        self.usage: StepUsage | None = None  # what the failed call spent, when known
+        prefix = f"[{step}] " if step else ""
+        super().__init__(prefix + message)
+
+
+class JudgeConnectionError(JudgeError):
+    """The judge could not be reached or kept failing (HTTP errors, timeouts) after retries."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        step: str | None = None,
+        model: str | None = None,
+        status_code: int | None = None,
+    ) -> None:
+        self.status_code = status_code
+        super().__init__(message, step=step, model=model)
+
+
+class JudgeOutputError(JudgeError):
+    """The judge's answer stayed invalid after the allowed retries."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        step: str | None = None,
+        model: str | None = None,
+        attempts: int = 0,
+        last_output: str | None = None,
+    ) -> None:
+        self.attempts = attempts
+        self.last_output = last_output
+        super().__init__(message, step=step, model=model)
+
+
+class JudgeTruncatedError(JudgeError):
+    """The judge's completion was cut off by the token limit."""
+
+
+class ScorerRunError(TrothError):
+    """A scorer step failed.
+
+    ``failed_step`` names the step; ``partial`` holds the results of the steps that completed.
+    """
+
+    def __init__(self, scorer_id: str, failed_step: str, partial: dict[str, Any], cause: BaseException) -> None:
+        self.scorer_id = scorer_id
+        self.failed_step = failed_step
+        self.partial = partial
+        super().__init__(f"scorer {scorer_id!r} failed in step {failed_step!r}: {cause}")

@@ -1,0 +1,42 @@
+"""The backend protocol that every judge transport implements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+Message = dict[str, str]
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One raw completion from a backend."""
+
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    attempts: int = 1
+
+
+class Backend(Protocol):
+    """Sends chat messages to a model and returns its raw completion.
+
+    ``schema`` is the JSON schema the answer must follow, or None for free text; the
+    backend constrains the output with it when it can. Transport failures are raised
+    as :class:`troth.errors.JudgeConnectionError` after the backend's own retries.
+    """
+
+    model_id: str
+    structured: str
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict[str, Any] | None,
+        schema_name: str,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+    ) -> Completion: ...

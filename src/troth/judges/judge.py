@@ -1,0 +1,263 @@
+"""Judge: a model that answers prompts with validated structured output."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from troth.errors import (
+    JudgeError,
+    JudgeOutputError,
+    JudgeTruncatedError,
+    MissingAPIKeyError,
+)
+from troth.judges.base import Backend, Message
+from troth.judges.registry import LOCAL_PROVIDER, PROVIDERS, StructuredMode, split_model
+from troth.prompts.common import REPAIR_REQUEST, SCHEMA_INSTRUCTION, render
+from troth.types import StepUsage
+
+T = TypeVar("T", bound=BaseModel)
+
+_FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+class OutputCheckError(ValueError):
+    """Raised by a ``check`` callback when parsed output is well-formed but unusable."""
+
+
+class Judge:
+    """A judge model addressed by ``"provider/model"``, or any OpenAI-compatible server.
+
+    >>> Judge("openai/gpt-4o-mini")                                   # key from OPENAI_API_KEY
+    >>> Judge("my-model", base_url="http://127.0.0.1:8000/v1", api_key="x")  # vLLM, llama.cpp, ...
+    >>> Judge("local")                                                # offline, in-process
+
+    ``output_retries`` bounds how often an invalid answer is asked again (with the
+    validation error fed back); ``max_retries`` bounds transport retries (429, 5xx, timeouts).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        instructions: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        temperature: float = 0.0,
+        max_tokens: int = 2048,
+        max_tokens_limit: int = 8192,
+        timeout: float = 60.0,
+        max_retries: int = 4,
+        output_retries: int = 2,
+        structured_output: StructuredMode | None = None,
+        seed: int | None = None,
+        backend: Backend | None = None,
+    ) -> None:
+        if not isinstance(model, str) or not model.strip():
+            raise TypeError(f"model must be a non-empty string, not {model!r}")
+        if timeout <= 0:
+            raise ValueError(f"timeout must be > 0, not {timeout!r}")
+        if max_tokens <= 0 or max_tokens_limit < max_tokens:
+            raise ValueError("max_tokens must be > 0 and no larger than max_tokens_limit")
+        if max_retries < 0 or output_retries < 0:
+            raise ValueError("max_retries and output_retries must be >= 0")
+        if base_url is None and backend is None:
+            self._provider, self._model_name = split_model(model)
+        else:
+            self._provider, self._model_name = "custom", model
+        self.model = model
+        self.instructions = instructions
+        self.base_url = base_url
+        self._api_key = api_key
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.max_tokens_limit = max_tokens_limit
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.output_retries = output_retries
+        self.structured_output = structured_output
+        self.seed = seed
+        self._backend = backend
+
+    def __repr__(self) -> str:
+        extra = f", base_url={self.base_url!r}" if self.base_url else ""
+        return f"Judge(model={self.model!r}{extra})"
+
+    @property
+    def model_id(self) -> str:
+        """The model as recorded in usage and results."""
+        return self._backend.model_id if self._backend else self.model
+
+    @property
+    def is_local(self) -> bool:
+        return self._provider == LOCAL_PROVIDER
+
+    def backend(self) -> Backend:
+        """The transport, created on first use (checks the API key, loads a local model)."""
+        if self._backend is None:
+            self._backend = self._make_backend()
+        return self._backend
+
+    def _make_backend(self) -> Backend:
+        if self._provider == LOCAL_PROVIDER:
+            from troth.judges.local import LocalBackend
+
+            return LocalBackend.for_model(self._model_name or None)
+        from troth.judges.openai_compat import OpenAICompatBackend
+
+        if self._provider == "custom":
+            return OpenAICompatBackend(
+                model_id=self.model,
+                model_name=self._model_name,
+                base_url=str(self.base_url),
+                api_key=self._api_key or os.environ.get("TROTH_API_KEY") or "not-needed",
+                structured=self.structured_output or "json_schema",
+                timeout=self.timeout,
+                max_retries=self.max_retries,
+            )
+        spec = PROVIDERS[self._provider]
+        key = self._api_key or (os.environ.get(spec.env_var) if spec.env_var else None)
+        if not key:
+            if spec.key_required and spec.env_var:
+                raise MissingAPIKeyError(spec.name, spec.env_var)
+            key = "not-needed"
+        return OpenAICompatBackend(
+            model_id=self.model,
+            model_name=self._model_name,
+            base_url=spec.base_url,
+            api_key=key,
+            structured=self.structured_output or spec.structured,
+            token_param=spec.token_param,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+        )
+
+    async def generate(
+        self,
+        prompt: str,
+        schema: type[T],
+        *,
+        step: str,
+        system: str | None = None,
+        check: Callable[[T], None] | None = None,
+        max_tokens: int | None = None,
+    ) -> tuple[T, StepUsage]:
+        """Ask for an answer matching ``schema``; validate, retry with feedback, or raise.
+
+        ``check`` may raise :class:`OutputCheckError` (or ValueError) for answers that parse
+        but cannot be used (e.g. unknown claim ids); that is retried like invalid JSON.
+        Raises :class:`JudgeOutputError` or :class:`JudgeTruncatedError` naming ``step``.
+        """
+        backend = self.backend()
+        json_schema = schema.model_json_schema()
+        messages = self.messages(prompt, system=system, schema=json_schema, structured=backend.structured)
+        usage = StepUsage(model=self.model_id)
+        tokens = max_tokens or self.max_tokens
+        last_text: str | None = None
+        problem = ""
+        attempt = 0
+        while attempt <= self.output_retries:
+            attempt += 1
+            started = time.perf_counter()
+            try:
+                completion = await backend.complete(
+                    messages,
+                    schema=json_schema,
+                    schema_name=schema.__name__,
+                    max_tokens=tokens,
+                    temperature=self.temperature,
+                    seed=self.seed,
+                )
+            except JudgeError as exc:
+                exc.step = exc.step or step
+                exc.usage = usage
+                raise
+            usage.latency_s += time.perf_counter() - started
+            usage.calls += 1
+            usage.attempts += completion.attempts
+            usage.prompt_tokens += completion.prompt_tokens
+            usage.completion_tokens += completion.completion_tokens
+            last_text = completion.text
+
+            if completion.finish_reason == "length":
+                if tokens * 2 <= self.max_tokens_limit:
+                    tokens *= 2
+                    attempt -= 1  # a larger budget is not an output retry
+                    continue
+                truncated = JudgeTruncatedError(
+                    f"{self.model_id} was cut off at max_tokens={tokens} (limit {self.max_tokens_limit})",
+                    step=step,
+                    model=self.model_id,
+                )
+                truncated.usage = usage
+                raise truncated
+            try:
+                parsed = parse_json_output(completion.text, schema)
+                if check is not None:
+                    check(parsed)
+                return parsed, usage
+            except (ValueError, ValidationError) as exc:
+                problem = _describe(exc)
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": completion.text},
+                    {"role": "user", "content": render(REPAIR_REQUEST, error=problem)},
+                ]
+        failed = JudgeOutputError(
+            f"{self.model_id} gave no valid answer in {attempt} attempts; last problem: {problem}",
+            step=step,
+            model=self.model_id,
+            attempts=attempt,
+            last_output=last_text,
+        )
+        failed.usage = usage
+        raise failed
+
+    def messages(
+        self, prompt: str, *, system: str | None, schema: dict[str, Any], structured: str
+    ) -> list[Message]:
+        """The chat messages sent for ``prompt`` (schema in the prompt unless the server enforces it)."""
+        system_parts = [p for p in (self.instructions, system) if p]
+        user = prompt
+        if structured != "json_schema":
+            user = prompt + "\n\n" + render(SCHEMA_INSTRUCTION, schema=json.dumps(schema))
+        out: list[Message] = []
+        if system_parts:
+            out.append({"role": "system", "content": "\n\n".join(system_parts)})
+        out.append({"role": "user", "content": user})
+        return out
+
+
+def parse_json_output(text: str, schema: type[T]) -> T:
+    """Parse a model's JSON answer into ``schema``; tolerate code fences and surrounding prose."""
+    candidate = text.strip()
+    fenced = _FENCE_RE.match(candidate)
+    if fenced:
+        candidate = fenced.group(1)
+    try:
+        data = json.loads(candidate)
+    except json.JSONDecodeError:
+        start, end = candidate.find("{"), candidate.rfind("}")
+        if start == -1 or end <= start:
+            raise ValueError(f"the reply is not valid JSON: {candidate[:120]!r}") from None
+        try:
+            data = json.loads(candidate[start : end + 1])
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"the reply is not valid JSON ({exc.msg} at position {exc.pos})") from None
+    return schema.model_validate(data)
+
+
+def _describe(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        parts = []
+        for err in exc.errors()[:5]:
+            loc = ".".join(str(p) for p in err["loc"]) or "(root)"
+            parts.append(f"{loc}: {err['msg']}")
+        return "; ".join(parts)
+    return str(exc)

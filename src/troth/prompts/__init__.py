@@ -1,0 +1,1 @@
+"""Prompt templates and output schemas, one module per scorer, each with a VERSION."""

@@ -1,0 +1,36 @@
+"""Prompt pieces shared by every scorer: delimited data blocks, schema instructions, repair requests."""
+
+from __future__ import annotations
+
+import re
+from string import Template
+
+# Tag names that prompts use to delimit data. Text inside a block that imitates one of
+# these tags is neutralised so that it cannot close the block and pose as instructions.
+_BLOCK_TAGS = ("context", "output", "input", "claims", "claim", "verdicts", "text")
+_TAG_RE = re.compile(r"<(\s*/?\s*)(" + "|".join(_BLOCK_TAGS) + r")\b", re.IGNORECASE)
+
+SCHEMA_INSTRUCTION = Template(
+    "Reply with one JSON object only (no prose, no code fences) that matches this JSON schema:\n$schema"
+)
+
+REPAIR_REQUEST = Template(
+    "Your previous reply could not be used: $error\n"
+    "Reply again with the corrected JSON object only."
+)
+
+
+def escape_data(text: str) -> str:
+    """Neutralise tag-like sequences that could end a data block early."""
+    return _TAG_RE.sub(lambda m: "\u2039" + m.group(1) + m.group(2), text)
+
+
+def block(tag: str, text: str, **attrs: object) -> str:
+    """Wrap untrusted text in a delimited, escaped block: ``<tag k="v">…</tag>``."""
+    attr_text = "".join(f' {k}="{v}"' for k, v in attrs.items())
+    return f"<{tag}{attr_text}>\n{escape_data(text)}\n</{tag}>"
+
+
+def render(template: Template, **values: object) -> str:
+    """Fill a template; every placeholder must be given."""
+    return template.substitute({k: str(v) for k, v in values.items()})

@@ -1,0 +1,273 @@
+"""The scorer pipeline: preprocess -> analyze -> generate_score -> generate_reason.
+
+Each step is a plain function (sync or async) taking a :class:`StepContext`, or a
+:class:`PromptStep` answered by the judge. Builders are immutable: every builder method
+returns a new :class:`Scorer`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar, Union
+
+from pydantic import BaseModel
+
+from troth._sync import run_sync
+from troth.errors import ConfigError, JudgeError, ScorerRunError
+from troth.judges.judge import Judge
+from troth.types import ScoreResult, ScorerRun, StepUsage
+
+M = TypeVar("M", bound=BaseModel)
+
+STEPS = ("preprocess", "analyze", "generate_score", "generate_reason")
+
+
+@dataclass
+class StepResults:
+    """Results of the steps that have run so far."""
+
+    preprocess: Any = None
+    analyze: Any = None
+    score: float | None = None
+
+
+@dataclass
+class StepContext:
+    """What a step receives: the run, earlier results, and the judge (with call recording)."""
+
+    run: ScorerRun
+    results: StepResults
+    judge: Judge | None
+    step: str
+    prompts: list[str] = field(default_factory=list)
+    usage: StepUsage | None = None
+
+    async def ask(
+        self,
+        prompt: str,
+        schema: type[M],
+        *,
+        system: str | None = None,
+        check: Callable[[M], None] | None = None,
+        judge: Judge | None = None,
+        max_tokens: int | None = None,
+    ) -> M:
+        """Send ``prompt`` to the judge and return its validated answer; record prompt and usage."""
+        judge = judge or self.judge
+        if judge is None:
+            raise ConfigError(f"step {self.step!r} asks a judge, but the scorer has none")
+        self.prompts.append(prompt)
+        try:
+            parsed, usage = await judge.generate(
+                prompt, schema, step=self.step, system=system, check=check, max_tokens=max_tokens
+            )
+        except JudgeError as exc:
+            if exc.usage is not None:
+                self._add_usage(exc.usage)
+            raise
+        self._add_usage(usage)
+        return parsed
+
+    def _add_usage(self, usage: StepUsage) -> None:
+        if self.usage is None:
+            self.usage = StepUsage(model=usage.model)
+        self.usage.add(usage)
+
+
+StepFn = Callable[[StepContext], Any]
+
+
+@dataclass(frozen=True)
+class PromptStep:
+    """A step answered by the judge: a prompt builder plus the pydantic schema of the answer.
+
+    ``transform`` turns the parsed answer into the step's result (default: the parsed model).
+    """
+
+    description: str
+    create_prompt: Callable[[StepContext], str | Awaitable[str]]
+    output_schema: type[BaseModel]
+    system: str | None = None
+    judge: Judge | None = None
+    transform: Callable[[Any], Any] | None = None
+
+
+Step = Union[StepFn, PromptStep]
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def _check_step(name: str, step: object) -> Step:
+    if isinstance(step, PromptStep) or callable(step):
+        return step  # type: ignore[return-value]
+    raise TypeError(f"{name} step must be a function or a PromptStep, not {type(step).__name__}")
+
+
+@dataclass(frozen=True)
+class Scorer:
+    """A scorer built from up to four steps; run it with :meth:`run` or :meth:`arun`."""
+
+    id: str
+    description: str = ""
+    judge: Judge | None = None
+    version: str = "1"
+    prompt_version: str | None = None
+    preprocess_step: Step | None = None
+    analyze_step: Step | None = None
+    score_step: StepFn | None = None
+    reason_step: Step | None = None
+    prepare: Callable[[ScorerRun], ScorerRun] | None = None
+
+    # -- builder -------------------------------------------------------------------------
+    def preprocess(self, step: Step) -> Scorer:
+        return replace(self, preprocess_step=_check_step("preprocess", step))
+
+    def analyze(self, step: Step) -> Scorer:
+        return replace(self, analyze_step=_check_step("analyze", step))
+
+    def generate_score(self, step: StepFn) -> Scorer:
+        if isinstance(step, PromptStep) or not callable(step):
+            raise TypeError("generate_score step must be a function returning a number")
+        return replace(self, score_step=step)
+
+    def generate_reason(self, step: Step) -> Scorer:
+        return replace(self, reason_step=_check_step("generate_reason", step))
+
+    # -- running -------------------------------------------------------------------------
+    def run(
+        self,
+        input: Any = None,
+        output: Any = None,
+        *,
+        run_id: str | None = None,
+        context: Any = None,
+        ground_truth: Any = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> ScoreResult:
+        """Score one item (sync wrapper over :meth:`arun`)."""
+        return run_sync(
+            lambda: self.arun(
+                input, output, run_id=run_id, context=context, ground_truth=ground_truth, metadata=metadata
+            )
+        )
+
+    async def arun(
+        self,
+        input: Any = None,
+        output: Any = None,
+        *,
+        run_id: str | None = None,
+        context: Any = None,
+        ground_truth: Any = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> ScoreResult:
+        """Score one item. Raises :class:`ScorerRunError` naming the failed step."""
+        if self.score_step is None:
+            raise ConfigError(f"scorer {self.id!r} has no generate_score step")
+        if run_id is not None and not isinstance(run_id, str):
+            raise TypeError(f"run_id must be a string, not {type(run_id).__name__}")
+        run = ScorerRun(
+            input=input,
+            output=output,
+            run_id=run_id or str(uuid.uuid4()),
+            context=context,
+            ground_truth=ground_truth,
+            metadata=dict(metadata or {}),
+        )
+        if self.prepare is not None:
+            run = self.prepare(run)
+        for judge in self._judges():
+            judge.backend()  # configuration errors (missing key) before any request
+
+        results = StepResults()
+        prompts: dict[str, str | None] = {}
+        usage: dict[str, StepUsage] = {}
+        partial: dict[str, Any] = {}
+
+        async def execute(name: str, step: Step | None) -> Any:
+            if step is None:
+                return None
+            ctx = StepContext(run=run, results=results, judge=self.judge, step=name)
+            try:
+                if isinstance(step, PromptStep):
+                    prompt = await _maybe_await(step.create_prompt(ctx))
+                    parsed = await ctx.ask(prompt, step.output_schema, system=step.system, judge=step.judge)
+                    value = step.transform(parsed) if step.transform else parsed
+                else:
+                    value = await _maybe_await(step(ctx))
+            except ConfigError:
+                raise
+            except Exception as exc:
+                raise ScorerRunError(self.id, name, dict(partial), exc) from exc
+            prompts[name] = "\n\n---\n\n".join(ctx.prompts) if ctx.prompts else None
+            if ctx.usage is not None:
+                usage[name] = ctx.usage
+            return value
+
+        results.preprocess = await execute("preprocess", self.preprocess_step)
+        partial["preprocess_step_result"] = results.preprocess
+        results.analyze = await execute("analyze", self.analyze_step)
+        partial["analyze_step_result"] = results.analyze
+        raw_score = await execute("generate_score", self.score_step)
+        if isinstance(raw_score, bool) or not isinstance(raw_score, (int, float)) or not math.isfinite(raw_score):
+            raise ScorerRunError(
+                self.id, "generate_score", dict(partial),
+                TypeError(f"generate_score must return a finite number, not {raw_score!r}"),
+            )
+        results.score = float(raw_score)
+        partial["score"] = results.score
+        reason = await execute("generate_reason", self.reason_step)
+        if reason is not None and not isinstance(reason, str):
+            reason = getattr(reason, "reason", None) or str(reason)
+
+        return ScoreResult(
+            run_id=run.run_id,
+            scorer_id=self.id,
+            prompt_version=self.prompt_version,
+            preprocess_step_result=results.preprocess,
+            preprocess_prompt=prompts.get("preprocess"),
+            analyze_step_result=results.analyze,
+            analyze_prompt=prompts.get("analyze"),
+            score=results.score,
+            reason=reason,
+            generate_reason_prompt=prompts.get("generate_reason"),
+            usage=usage,
+        )
+
+    def _judges(self) -> list[Judge]:
+        found = [self.judge] if self.judge else []
+        for step in (self.preprocess_step, self.analyze_step, self.reason_step):
+            if isinstance(step, PromptStep) and step.judge is not None:
+                found.append(step.judge)
+        return found
+
+
+def resolve_judge(model: str | Judge | None) -> Judge | None:
+    """A Judge from a ``"provider/model"`` string (or the Judge itself)."""
+    if model is None or isinstance(model, Judge):
+        return model
+    if isinstance(model, str):
+        return Judge(model)
+    raise TypeError(f"model must be a 'provider/model' string or a Judge, not {type(model).__name__}")
+
+
+def create_scorer(
+    *,
+    id: str,
+    description: str = "",
+    judge: Judge | str | None = None,
+    version: str = "1",
+    prompt_version: str | None = None,
+) -> Scorer:
+    """Start building a scorer; add steps with ``.preprocess/.analyze/.generate_score/.generate_reason``."""
+    if not isinstance(id, str) or not id.strip():
+        raise ValueError("id must be a non-empty string")
+    return Scorer(
+        id=id, description=description, judge=resolve_judge(judge), version=version, prompt_version=prompt_version
+    )

@@ -1,0 +1,123 @@
+"""Read chat transcripts: the assistant's answer, the user's question, and tool-call results.
+
+Two message styles are understood:
+- OpenAI: ``{"role": "tool", "tool_call_id": ..., "content": ...}`` answering an assistant's
+  ``tool_calls``;
+- Mastra / AI SDK: ``toolInvocations`` entries with ``state == "result"`` on the message or in
+  its content, and ``tool-invocation`` / ``tool-result`` content parts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+
+def is_messages(value: object) -> bool:
+    """True for a non-empty list of chat messages (dicts or objects with a ``role``)."""
+    return isinstance(value, list) and bool(value) and all(_role(m) is not None for m in value)
+
+
+def as_dict(message: Any) -> dict[str, Any]:
+    """A message as a plain dict (pydantic models and SDK objects included)."""
+    if isinstance(message, dict):
+        return message
+    dump = getattr(message, "model_dump", None)
+    if callable(dump):
+        result = dump()
+        if isinstance(result, dict):
+            return result
+    return dict(vars(message)) if hasattr(message, "__dict__") else {}
+
+
+def _role(message: Any) -> str | None:
+    role = message.get("role") if isinstance(message, dict) else getattr(message, "role", None)
+    return role if isinstance(role, str) else None
+
+
+def _as_segment(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+
+
+def _text_of(content: Any) -> str:
+    """The text of a message's content: a string, a list of parts, or a Mastra content object."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        if isinstance(content.get("content"), str):
+            return content["content"]
+        return _text_of(content.get("parts", []))
+    if isinstance(content, list):
+        texts = [p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+        return "\n".join(t for t in texts if isinstance(t, str) and t)
+    return ""
+
+
+def _invocation_results(items: Iterable[Any]) -> list[str]:
+    out = []
+    for inv in items:
+        if isinstance(inv, dict) and inv.get("state") == "result" and "result" in inv:
+            out.append(_as_segment(inv["result"]))
+    return out
+
+
+def _part_results(parts: Iterable[Any]) -> list[str]:
+    out: list[str] = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("type")
+        if kind == "tool-invocation":
+            out.extend(_invocation_results([part.get("toolInvocation")]))
+        elif kind == "tool-result":
+            value = part.get("result", part.get("output"))
+            if value is not None:
+                out.append(_as_segment(value))
+    return out
+
+
+def tool_results(messages: list[Any]) -> list[str]:
+    """Every tool-call result in the transcript, in order, one context segment each."""
+    segments: list[str] = []
+    for raw in messages:
+        msg = as_dict(raw)
+        content = msg.get("content")
+        if msg.get("role") == "tool":
+            if isinstance(content, list) and any(
+                isinstance(p, dict) and p.get("type") == "tool-result" for p in content
+            ):
+                segments.extend(_part_results(content))
+            elif content is not None:
+                text = _text_of(content) if isinstance(content, list) else content
+                segments.append(_as_segment(text))
+            continue
+        segments.extend(_invocation_results(msg.get("toolInvocations") or []))
+        if isinstance(content, dict):
+            segments.extend(_invocation_results(content.get("toolInvocations") or []))
+            segments.extend(_part_results(content.get("parts") or []))
+        elif isinstance(content, list):
+            segments.extend(_part_results(content))
+    return segments
+
+
+def _last_text(messages: list[Any], role: str) -> str:
+    for raw in reversed(messages):
+        msg = as_dict(raw)
+        if msg.get("role") == role:
+            text = _text_of(msg.get("content"))
+            if text.strip():
+                return text
+    return ""
+
+
+def assistant_text(messages: list[Any]) -> str:
+    """The assistant's final answer: its last message with text."""
+    return _last_text(messages, "assistant")
+
+
+def user_text(messages: list[Any]) -> str:
+    """The user's last question."""
+    return _last_text(messages, "user")
