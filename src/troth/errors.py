@@ -1,17 +1,18 @@
 """Exceptions raised by troth.
 
-    TrothError
-    ├── ConfigError (ValueError)            bad configuration, raised before any request
-    │   ├── UnknownModelError               "provider/model" not recognised (with suggestions)
-    │   ├── MissingAPIKeyError              the provider's key variable is unset
-    │   ├── MissingDependencyError          an optional extra is not installed
-    │   └── ModelNotFoundError              no local GGUF model could be found
-    ├── ContextTooLongError (ValueError)    context exceeds the configured limit
-    ├── JudgeError                          a judge call failed
-    │   ├── JudgeConnectionError            HTTP failure / timeout after retries
-    │   ├── JudgeOutputError                invalid structured output after retries (names the step)
-    │   └── JudgeTruncatedError             completion cut off by the token limit (names the step)
-    └── ScorerRunError                      a scorer step failed; carries failed_step and partial
+TrothError
+├── ConfigError (ValueError)            bad configuration, raised before any request
+│   ├── UnknownModelError               "provider/model" not recognised (with suggestions)
+│   ├── MissingAPIKeyError              the provider's key variable is unset
+│   ├── MissingDependencyError          an optional extra is not installed
+│   ├── ModelNotFoundError              no local GGUF model could be found
+│   └── ModelLoadError                  a local model file is corrupt or cannot be loaded
+├── ContextTooLongError (ValueError)    context exceeds the configured limit
+├── JudgeError                          a judge call failed
+│   ├── JudgeConnectionError            HTTP failure / timeout after retries
+│   ├── JudgeOutputError                invalid structured output after retries (names the step)
+│   └── JudgeTruncatedError             completion cut off by the token limit (names the step)
+└── ScorerRunError                      a scorer step failed; carries failed_step and partial
 """
 
 from __future__ import annotations
@@ -52,8 +53,7 @@ class MissingAPIKeyError(ConfigError):
         self.provider = provider
         self.env_var = env_var
         super().__init__(
-            f"no API key for provider {provider!r}: set the environment variable {env_var} "
-            f"or pass api_key= to Judge"
+            f"no API key for provider {provider!r}: set the environment variable {env_var} or pass api_key= to Judge"
         )
 
 
@@ -68,6 +68,10 @@ class MissingDependencyError(ConfigError, ImportError):
 
 class ModelNotFoundError(ConfigError):
     """No local model file could be found."""
+
+
+class ModelLoadError(ConfigError):
+    """A local model file exists but cannot be used (not GGUF, corrupt, wrong checksum)."""
 
 
 class ContextTooLongError(TrothError, ValueError):

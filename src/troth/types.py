@@ -91,9 +91,7 @@ class ScoreResult:
         """Plain-dict form; ``style="camel"`` uses the reference's key names (``runId`` ...)."""
         if style not in ("snake", "camel"):
             raise ValueError(f"style must be 'snake' or 'camel', not {style!r}")
-        data: dict[str, Any] = {
-            f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "usage"
-        }
+        data: dict[str, Any] = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "usage"}
         data["usage"] = {step: u.to_dict(style) for step, u in self.usage.items()}
         if style == "camel":
             data = {to_camel(k): v for k, v in data.items()}

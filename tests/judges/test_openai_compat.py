@@ -123,8 +123,18 @@ def test_every_provider_maps_to_base_url_and_key(provider: str, monkeypatch: pyt
         judge = Judge(f"{provider}/some-model")
     backend = judge.backend()
     assert spec.base_url in repr(backend)
-    assert {"openai", "anthropic", "google", "mistral", "groq", "openrouter", "together", "deepseek", "xai",
-            "ollama"} <= set(PROVIDERS)
+    assert {
+        "openai",
+        "anthropic",
+        "google",
+        "mistral",
+        "groq",
+        "openrouter",
+        "together",
+        "deepseek",
+        "xai",
+        "ollama",
+    } <= set(PROVIDERS)
 
 
 def test_provider_key_from_environment_reaches_server(server: FakeOpenAIServer) -> None:
@@ -168,8 +178,14 @@ def test_api_key_never_leaks(server: FakeOpenAIServer, judge: Judge) -> None:
     server.responder = ScriptedJudge(default=("yes", ""))
     scorer = create_faithfulness_scorer(judge, context=["ctx"])
     result = scorer.run(output="A claim.")
-    texts = [repr(judge), repr(judge.backend()), repr(scorer), repr(result), str(result.to_dict()),
-             str(result.to_dict("camel"))]
+    texts = [
+        repr(judge),
+        repr(judge.backend()),
+        repr(scorer),
+        repr(result),
+        str(result.to_dict()),
+        str(result.to_dict("camel")),
+    ]
     texts += [r.prompt + str(r.body) for r in server.requests]
     server.responder = None
     server.enqueue(*[Reply(status=500)] * 3)

@@ -17,7 +17,13 @@ MASTRA_STYLE = [
         "role": "assistant",
         "content": "",
         "toolInvocations": [
-            {"state": "result", "toolCallId": "t1", "toolName": "search", "args": {}, "result": "Model 3 range: 438 km"},
+            {
+                "state": "result",
+                "toolCallId": "t1",
+                "toolName": "search",
+                "args": {},
+                "result": "Model 3 range: 438 km",
+            },
             {"state": "call", "toolCallId": "t2", "toolName": "search", "args": {}},
         ],
     },

@@ -23,7 +23,8 @@ class Backend(Protocol):
     """Sends chat messages to a model and returns its raw completion.
 
     ``schema`` is the JSON schema the answer must follow, or None for free text; the
-    backend constrains the output with it when it can. Transport failures are raised
+    backend constrains the output with it when it can. ``retry`` is True when an earlier
+    answer to the same request was invalid (a backend may then decode more strictly). Transport failures are raised
     as :class:`troth.errors.JudgeConnectionError` after the backend's own retries.
     """
 
@@ -39,4 +40,5 @@ class Backend(Protocol):
         max_tokens: int,
         temperature: float,
         seed: int | None,
+        retry: bool = False,
     ) -> Completion: ...

@@ -96,7 +96,8 @@ class Judge:
 
     @property
     def is_local(self) -> bool:
-        return self._provider == LOCAL_PROVIDER
+        """True for the in-process llama.cpp judge."""
+        return self._provider == LOCAL_PROVIDER or bool(getattr(self._backend, "is_local", False))
 
     def backend(self) -> Backend:
         """The transport, created on first use (checks the API key, loads a local model)."""
@@ -173,6 +174,7 @@ class Judge:
                     max_tokens=tokens,
                     temperature=self.temperature,
                     seed=self.seed,
+                    retry=bool(problem),
                 )
             except JudgeError as exc:
                 exc.step = exc.step or step
@@ -219,9 +221,7 @@ class Judge:
         failed.usage = usage
         raise failed
 
-    def messages(
-        self, prompt: str, *, system: str | None, schema: dict[str, Any], structured: str
-    ) -> list[Message]:
+    def messages(self, prompt: str, *, system: str | None, schema: dict[str, Any], structured: str) -> list[Message]:
         """The chat messages sent for ``prompt`` (schema in the prompt unless the server enforces it)."""
         system_parts = [p for p in (self.instructions, system) if p]
         user = prompt

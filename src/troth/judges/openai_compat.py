@@ -68,6 +68,7 @@ class OpenAICompatBackend:
         max_tokens: int,
         temperature: float,
         seed: int | None,
+        retry: bool = False,
     ) -> Completion:
         kwargs: dict[str, Any] = {
             "model": self._model_name,

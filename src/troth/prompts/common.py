@@ -15,8 +15,7 @@ SCHEMA_INSTRUCTION = Template(
 )
 
 REPAIR_REQUEST = Template(
-    "Your previous reply could not be used: $error\n"
-    "Reply again with the corrected JSON object only."
+    "Your previous reply could not be used: $error\nReply again with the corrected JSON object only."
 )
 
 

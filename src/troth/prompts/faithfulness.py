@@ -7,10 +7,11 @@ the context's figure is within 10% of it; a number stated as exact must match th
 
 from __future__ import annotations
 
+import functools
 from string import Template
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 from troth.prompts.common import block, render
 
@@ -41,15 +42,31 @@ class ClaimVerdicts(BaseModel):
     verdicts: list[ClaimVerdict]
 
 
+@functools.lru_cache(maxsize=256)
+def verdicts_schema(claim_ids: tuple[str, ...]) -> type[ClaimVerdicts]:
+    """ClaimVerdicts narrowed to one batch: ids limited to ``claim_ids``, at most one per id.
+
+    Servers and grammars that enforce the JSON schema then cannot return unknown ids.
+    """
+    item = create_model(
+        "ClaimVerdict",
+        __base__=ClaimVerdict,
+        claim_id=(Literal[claim_ids], ...),
+    )
+    return create_model(
+        "ClaimVerdicts",
+        __base__=ClaimVerdicts,
+        verdicts=(list[item], Field(max_length=len(claim_ids))),  # type: ignore[valid-type]
+    )
+
+
 class ScoreReason(BaseModel):
     """Output of the reason step."""
 
-    reason: str
+    reason: str = Field(max_length=2000)
 
 
-EXTRACT_SYSTEM = (
-    "You split a text into atomic factual claims so that each claim can be checked against a source."
-)
+EXTRACT_SYSTEM = "You split a text into atomic factual claims so that each claim can be checked against a source."
 
 EXTRACT_EXAMPLE_OUTPUT = (
     "Marie Curie, born in 1867 in Warsaw, won two Nobel Prizes. "
@@ -191,7 +208,10 @@ def reason_prompt(score: float, scale: float, verdicts: list[dict[str, object]])
     return render(REASON_USER, score=score, scale=scale, verdicts_block=block("verdicts", lines))
 
 
-# Reasons written by code, for the cases where no judge call is made.
+# Reasons and notes written by code, for the cases where no judge call is made.
+SENTENCE_FALLBACK_NOTE = (
+    "(The judge could not extract claims, so each sentence of the output was checked as one claim.)"
+)
 NO_CLAIMS_REASON = "The score is 0 because the output contains no claims to check."
 NO_CONTEXT_REASON = (
     "The score is 0 because no context was found: none was given, and the output has no tool-call "

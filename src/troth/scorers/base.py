@@ -12,7 +12,7 @@ import math
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar, Union
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -33,6 +33,7 @@ class StepResults:
     preprocess: Any = None
     analyze: Any = None
     score: float | None = None
+    notes: list[str] = field(default_factory=list)  # remarks a step leaves for the reason
 
 
 @dataclass
@@ -96,7 +97,7 @@ class PromptStep:
     transform: Callable[[Any], Any] | None = None
 
 
-Step = Union[StepFn, PromptStep]
+Step = StepFn | PromptStep
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -105,7 +106,7 @@ async def _maybe_await(value: Any) -> Any:
 
 def _check_step(name: str, step: object) -> Step:
     if isinstance(step, PromptStep) or callable(step):
-        return step  # type: ignore[return-value]
+        return step
     raise TypeError(f"{name} step must be a function or a PromptStep, not {type(step).__name__}")
 
 
@@ -217,7 +218,9 @@ class Scorer:
         raw_score = await execute("generate_score", self.score_step)
         if isinstance(raw_score, bool) or not isinstance(raw_score, (int, float)) or not math.isfinite(raw_score):
             raise ScorerRunError(
-                self.id, "generate_score", dict(partial),
+                self.id,
+                "generate_score",
+                dict(partial),
                 TypeError(f"generate_score must return a finite number, not {raw_score!r}"),
             )
         results.score = float(raw_score)

@@ -47,8 +47,9 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, dict):
-        if isinstance(content.get("content"), str):
-            return content["content"]
+        inner = content.get("content")
+        if isinstance(inner, str):
+            return inner
         return _text_of(content.get("parts", []))
     if isinstance(content, list):
         texts = [p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"]

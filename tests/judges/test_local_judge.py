@@ -1,0 +1,81 @@
+"""The offline judge end to end through llama.cpp with real GGUF models.
+
+SmolLM2-135M (93 MB) checks the plumbing only: it says "yes" to almost everything. The default
+1.5B model checks that a blatant contradiction is caught. Both skip when not installed, unless
+TROTH_REQUIRE_LOCAL_MODELS=1 (as in CI), where a missing model fails the test.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from troth import ContextTooLongError, Judge, ModelLoadError, create_faithfulness_scorer
+from troth.errors import ModelNotFoundError
+from troth.judges.local_models import resolve_model
+
+pytestmark = pytest.mark.local_model
+REQUIRED = os.environ.get("TROTH_REQUIRE_LOCAL_MODELS") == "1"
+
+
+def need(name: str) -> str:
+    try:
+        import llama_cpp  # noqa: F401
+
+        resolve_model(name)
+    except (ImportError, ModelNotFoundError) as exc:
+        if REQUIRED:
+            raise
+        pytest.skip(f"{name} not available: {exc}")
+    return f"local/{name}"
+
+
+def test_smollm2_pipeline_returns_schema_valid_results() -> None:
+    judge = Judge(need("smollm2-135m"), max_tokens=256, max_tokens_limit=512, seed=0)
+    scorer = create_faithfulness_scorer(judge, context=["Paris is the capital of France."])
+    result = scorer.run(input="What is the capital of France?", output="Paris is the capital of France.")
+    assert isinstance(result.preprocess_step_result, list)
+    assert all(isinstance(c, str) and c for c in result.preprocess_step_result)
+    verdicts = result.analyze_step_result["verdicts"]
+    assert len(verdicts) == len(result.preprocess_step_result)
+    assert {v["verdict"] for v in verdicts} <= {"yes", "no", "unsure"}
+    assert 0.0 <= result.score <= 1.0
+    assert result.usage["preprocess"].model == "local/smollm2-135m"
+    assert result.usage["preprocess"].prompt_tokens > 0
+    again = scorer.run(input="What is the capital of France?", output="Paris is the capital of France.")
+    assert again.analyze_step_result == result.analyze_step_result  # deterministic
+
+
+def test_context_over_the_window_is_a_clear_error() -> None:
+    from troth.judges.local import LocalBackend
+
+    judge = Judge(need("smollm2-135m"), backend=LocalBackend(resolve_model("smollm2-135m"), n_ctx=512))
+    scorer = create_faithfulness_scorer(judge, context=["The sky is blue. " * 400])
+    with pytest.raises(Exception) as info:
+        scorer.run(output="The sky is blue.")
+    cause = info.value.__cause__ or info.value
+    assert isinstance(cause, ContextTooLongError)
+    assert "window of 512" in str(cause)
+
+
+def test_corrupt_gguf_is_a_clear_error(tmp_path: Path) -> None:
+    need("smollm2-135m")
+    bad = tmp_path / "broken.gguf"
+    bad.write_bytes(b"GGUF" + b"\xff" * 4096)
+    scorer = create_faithfulness_scorer(f"local/{bad}", context=["c"])
+    with pytest.raises(ModelLoadError, match=r"llama.cpp could not load .*broken.gguf"):
+        scorer.run(output="A claim.")
+
+
+def test_default_model_catches_a_blatant_contradiction() -> None:
+    judge = Judge(need("qwen2.5-coder-1.5b"), seed=0)
+    scorer = create_faithfulness_scorer(
+        judge, context=["The quarterly meeting takes place on Tuesday, 4 March, in Room 12."]
+    )
+    result = scorer.run(input="When is the meeting?", output="The quarterly meeting takes place on Friday.")
+    verdicts = result.analyze_step_result["verdicts"]
+    assert verdicts, "no claims extracted"
+    assert all(v["verdict"] != "yes" for v in verdicts if "Friday" in v["claim"])
+    assert result.score < 1.0

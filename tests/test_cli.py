@@ -1,0 +1,81 @@
+"""The command line, run as a real subprocess against the loopback server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from troth.testing import FakeOpenAIServer, ScriptedJudge
+
+
+def troth(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "troth", *args], capture_output=True, text=True, input=stdin, timeout=120
+    )
+
+
+def test_score_json_against_server(server: FakeOpenAIServer, tmp_path: Path) -> None:
+    server.responder = ScriptedJudge(verdicts={"1889": ("yes", "completed in 1889"), "Rome": ("no", "in Paris")})
+    ctx = tmp_path / "ctx.txt"
+    ctx.write_text("The Eiffel Tower, completed in 1889, stands in Paris.")
+    proc = troth(
+        "score",
+        "--output",
+        "It was completed in 1889. It is in Rome.",
+        "--context",
+        f"@{ctx}",
+        "--model",
+        "m",
+        "--base-url",
+        server.base_url,
+        "--json",
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["score"] == 0.5
+    assert [v["verdict"] for v in data["analyze_step_result"]["verdicts"]] == ["yes", "no"]
+
+
+def test_score_table_output(server: FakeOpenAIServer) -> None:
+    server.responder = ScriptedJudge(verdicts={"blue": ("yes", "sky is blue")}, reason="One claim, supported.")
+    proc = troth(
+        "score",
+        "--output",
+        "@-",
+        "--context",
+        "The sky is blue.",
+        "--model",
+        "m",
+        "--base-url",
+        server.base_url,
+        stdin="The sky is blue.",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Faithfulness score: 1 / 1" in proc.stdout
+    assert "One claim, supported." in proc.stdout
+    assert "yes" in proc.stdout and "sky is blue" in proc.stdout
+
+
+def test_errors_are_one_line_without_traceback() -> None:
+    proc = troth("score", "--output", "x", "--model", "opneai/gpt-4o")
+    assert proc.returncode == 2
+    assert (
+        proc.stderr.strip() == "error: unknown model 'opneai/gpt-4o'; did you mean 'openai/gpt-4o'? "
+        "Known providers: anthropic, deepseek, google, groq, local, mistral, ollama, openai, openrouter, together, xai."
+    )
+    assert "Traceback" not in proc.stderr
+
+
+def test_missing_file_and_missing_output() -> None:
+    proc = troth("score", "--output", "@/no/such/file")
+    assert proc.returncode == 2 and "cannot read /no/such/file" in proc.stderr
+    proc = troth("score")
+    assert proc.returncode == 2 and "--output" in proc.stderr
+
+
+def test_models_list() -> None:
+    proc = troth("models", "list")
+    assert proc.returncode == 0
+    assert "qwen2.5-coder-1.5b" in proc.stdout and "smollm2-135m" in proc.stdout
