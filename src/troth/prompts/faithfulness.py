@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from string import Template
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -48,11 +48,8 @@ def verdicts_schema(claim_ids: tuple[str, ...]) -> type[ClaimVerdicts]:
 
     Servers and grammars that enforce the JSON schema then cannot return unknown ids.
     """
-    item = create_model(
-        "ClaimVerdict",
-        __base__=ClaimVerdict,
-        claim_id=(Literal[claim_ids], ...),
-    )
+    id_type: Any = Literal[claim_ids]
+    item = create_model("ClaimVerdict", __base__=ClaimVerdict, claim_id=(id_type, ...))
     return create_model(
         "ClaimVerdicts",
         __base__=ClaimVerdicts,
