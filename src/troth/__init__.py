@@ -16,7 +16,16 @@ from troth.errors import (
     UnknownModelError,
 )
 from troth.judges import Judge
-from troth.scorers import PromptStep, Scorer, StepContext, StepResults, create_faithfulness_scorer, create_scorer
+from troth.scorers import (
+    PromptStep,
+    Scorer,
+    StepContext,
+    StepResults,
+    create_answer_relevancy_scorer,
+    create_faithfulness_scorer,
+    create_hallucination_scorer,
+    create_scorer,
+)
 from troth.types import Evidence, ScoreResult, ScorerRun, StepUsage
 
 __version__ = "0.1.0"
@@ -45,6 +54,8 @@ __all__ = [
     "TrothError",
     "UnknownModelError",
     "__version__",
+    "create_answer_relevancy_scorer",
     "create_faithfulness_scorer",
+    "create_hallucination_scorer",
     "create_scorer",
 ]

@@ -75,7 +75,7 @@ def test_result_fields_prompts_and_usage(server: FakeOpenAIServer, judge: Judge)
     result = create_faithfulness_scorer(judge, context=CONTEXT).run(input="q", output="a", run_id="run-42")
     assert result.run_id == "run-42"
     assert result.preprocess_step_result == CLAIMS[:2]
-    assert result.prompt_version == "faithfulness-v1"
+    assert result.prompt_version == "claims-v1/faithfulness-v1"
     assert "Deliveries" not in result.preprocess_prompt  # the extraction prompt sees the output, not the context
     assert result.analyze_prompt is not None and "[c1] Deliveries began in July 2017." in result.analyze_prompt
     assert result.generate_reason_prompt is not None and "1.0 out of 1.0" in result.generate_reason_prompt

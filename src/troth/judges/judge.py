@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 import os
 import re
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -25,6 +28,40 @@ from troth.types import StepUsage
 T = TypeVar("T", bound=BaseModel)
 
 _FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+class Memo:
+    """Answers kept by key (LRU), with requests still in flight shared by their waiters."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._done: OrderedDict[str, Any] = OrderedDict()
+        self._pending: dict[tuple[int, str], asyncio.Future[Any]] = {}
+
+    async def get_or_run(self, key: str, factory: Callable[[], Awaitable[Any]]) -> tuple[bool, Any]:
+        """``(True, value)`` from memory, or ``(False, value)`` after running ``factory``."""
+        if key in self._done:
+            self._done.move_to_end(key)
+            return True, self._done[key]
+        loop = asyncio.get_running_loop()
+        pending_key = (id(loop), key)
+        if pending_key in self._pending:
+            return True, await asyncio.shield(self._pending[pending_key])
+        future: asyncio.Future[Any] = loop.create_future()
+        self._pending[pending_key] = future
+        try:
+            value = await factory()
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved: waiters re-raise it themselves
+            raise
+        finally:
+            del self._pending[pending_key]
+        future.set_result(value)
+        self._done[key] = value
+        if len(self._done) > self._size:
+            self._done.popitem(last=False)
+        return False, value
 
 
 class OutputCheckError(ValueError):
@@ -84,6 +121,7 @@ class Judge:
         self.structured_output = structured_output
         self.seed = seed
         self._backend = backend
+        self._memo = Memo()
 
     def __repr__(self) -> str:
         extra = f", base_url={self.base_url!r}" if self.base_url else ""
@@ -148,13 +186,39 @@ class Judge:
         system: str | None = None,
         check: Callable[[T], None] | None = None,
         max_tokens: int | None = None,
+        cache: bool = False,
     ) -> tuple[T, StepUsage]:
         """Ask for an answer matching ``schema``; validate, retry with feedback, or raise.
 
         ``check`` may raise :class:`OutputCheckError` (or ValueError) for answers that parse
         but cannot be used (e.g. unknown claim ids); that is retried like invalid JSON.
         Raises :class:`JudgeOutputError` or :class:`JudgeTruncatedError` naming ``step``.
+        With ``cache=True`` an identical request made earlier through this judge (or still in
+        flight) is answered from memory, with usage of zero calls.
         """
+        if not cache:
+            return await self._generate(prompt, schema, step=step, system=system, check=check, max_tokens=max_tokens)
+        key = hashlib.sha256(
+            json.dumps([self.model_id, system, prompt, schema.model_json_schema(), max_tokens]).encode()
+        ).hexdigest()
+        hit, value = await self._memo.get_or_run(
+            key,
+            lambda: self._generate(prompt, schema, step=step, system=system, check=check, max_tokens=max_tokens),
+        )
+        if hit:
+            return value[0], StepUsage(model=self.model_id)
+        return value  # type: ignore[no-any-return]
+
+    async def _generate(
+        self,
+        prompt: str,
+        schema: type[T],
+        *,
+        step: str,
+        system: str | None,
+        check: Callable[[T], None] | None,
+        max_tokens: int | None,
+    ) -> tuple[T, StepUsage]:
         backend = self.backend()
         json_schema = schema.model_json_schema()
         messages = self.messages(prompt, system=system, schema=json_schema, structured=backend.structured)

@@ -56,15 +56,19 @@ class StepContext:
         check: Callable[[M], None] | None = None,
         judge: Judge | None = None,
         max_tokens: int | None = None,
+        cache: bool = False,
     ) -> M:
-        """Send ``prompt`` to the judge and return its validated answer; record prompt and usage."""
+        """Send ``prompt`` to the judge and return its validated answer; record prompt and usage.
+
+        ``cache=True`` reuses the judge's answer to an identical earlier request (no call).
+        """
         judge = judge or self.judge
         if judge is None:
             raise ConfigError(f"step {self.step!r} asks a judge, but the scorer has none")
         self.prompts.append(prompt)
         try:
             parsed, usage = await judge.generate(
-                prompt, schema, step=self.step, system=system, check=check, max_tokens=max_tokens
+                prompt, schema, step=self.step, system=system, check=check, max_tokens=max_tokens, cache=cache
             )
         except JudgeError as exc:
             if exc.usage is not None:
@@ -123,7 +127,7 @@ class Scorer:
     analyze_step: Step | None = None
     score_step: StepFn | None = None
     reason_step: Step | None = None
-    prepare: Callable[[ScorerRun], ScorerRun] | None = None
+    prepare: Callable[[ScorerRun], ScorerRun | Awaitable[ScorerRun]] | None = None
 
     # -- builder -------------------------------------------------------------------------
     def preprocess(self, step: Step) -> Scorer:
@@ -182,7 +186,7 @@ class Scorer:
             metadata=dict(metadata or {}),
         )
         if self.prepare is not None:
-            run = self.prepare(run)
+            run = await _maybe_await(self.prepare(run))
         for judge in self._judges():
             judge.backend()  # configuration errors (missing key) before any request
 

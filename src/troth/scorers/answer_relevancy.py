@@ -1,0 +1,115 @@
+"""The answer-relevancy scorer: how much of the output addresses the input question."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from troth.judges.judge import Judge
+from troth.prompts import answer_relevancy as R
+from troth.scorers import claims as C
+from troth.scorers.base import Scorer, StepContext, resolve_judge
+from troth.scorers.faithfulness import REASON_MAX_TOKENS, claim_scorer_base, resolve_reason_mode
+from troth.sentences import split_sentences
+
+REASON_LABELS = (("no", "Irrelevant"), ("unsure", "Partly relevant"), ("yes", "Relevant"))
+
+
+async def ask_relevance(ctx: StepContext, batch: list[tuple[str, str]]) -> Any:
+    return await ctx.ask(
+        R.analyze_prompt(ctx.run.input, batch),
+        R.verdicts_schema(tuple(cid for cid, _ in batch)),
+        system=R.ANALYZE_SYSTEM,
+        check=C.id_checker({cid for cid, _ in batch}),
+    )
+
+
+def make_analyze(batch_size: int) -> Any:
+    async def analyze(ctx: StepContext) -> dict[str, list[dict[str, Any]]]:
+        """Analyze step: relevance of each statement to the question.
+
+        An output with text but no extracted claims (an abstention, say) is judged sentence by
+        sentence rather than scored as empty.
+        """
+        statements: list[str] = ctx.results.preprocess or []
+        if not statements and ctx.run.output.strip():
+            statements = split_sentences(ctx.run.output)
+            ctx.results.preprocess = statements
+            ctx.results.notes.append(R.NO_STATEMENTS_NOTE)
+        if not statements:
+            return {"verdicts": []}
+        pairs = await C.judge_in_batches(ctx, statements, batch_size, ask_relevance)
+        return {"verdicts": [{"claim": s, "verdict": v.verdict, "reason": v.reason} for s, v in pairs]}
+
+    return analyze
+
+
+def make_score(scale: float, weight: float) -> Any:
+    def score(ctx: StepContext) -> float:
+        """Score step: (yes + weight * unsure) / total * scale, rounded to 2 decimals."""
+        verdicts = (ctx.results.analyze or {}).get("verdicts", [])
+        if not verdicts:
+            return 0.0
+        return round((C.count(verdicts, "yes") + weight * C.count(verdicts, "unsure")) / len(verdicts) * scale, 2)
+
+    return score
+
+
+def make_reason(scale: float, weight: float, mode: str) -> Any:
+    async def reason(ctx: StepContext) -> str:
+        verdicts = (ctx.results.analyze or {}).get("verdicts", [])
+        score = ctx.results.score or 0.0
+        if not verdicts:
+            return R.NO_STATEMENTS_REASON
+        if mode == "template":
+            text = C.template_reason(score, scale, verdicts, R.TEMPLATE_HEADLINE, REASON_LABELS)
+        else:
+            answer = await ctx.ask(
+                R.reason_prompt(score, scale, weight, ctx.run.input, verdicts),
+                R.RelevancyReason,
+                system=R.REASON_SYSTEM,
+                max_tokens=REASON_MAX_TOKENS,
+            )
+            text = answer.reason.strip()
+        return text + "".join(" " + n for n in ctx.results.notes)
+
+    return reason
+
+
+def create_answer_relevancy_scorer(
+    model: str | Judge = "local",
+    *,
+    uncertainty_weight: float = 0.3,
+    scale: float = 1,
+    reason: Literal["auto", "judge", "template"] = "auto",
+    batch_size: int = C.DEFAULT_BATCH_SIZE,
+    sentence_fallback: bool | None = None,
+) -> Scorer:
+    """Answer relevancy: (relevant + ``uncertainty_weight`` * partly relevant) / all statements * ``scale``.
+
+    Needs ``input`` (the question); a run without one raises ValueError.
+    """
+    if isinstance(uncertainty_weight, bool) or not isinstance(uncertainty_weight, (int, float)):
+        raise TypeError(f"uncertainty_weight must be a number, not {type(uncertainty_weight).__name__}")
+    if not math.isfinite(uncertainty_weight) or not 0 <= uncertainty_weight <= 1:
+        raise ValueError(f"uncertainty_weight must be between 0 and 1, not {uncertainty_weight!r}")
+    judge = resolve_judge(model)
+    scale_value = C.validate_scale(scale)
+    mode = resolve_reason_mode(reason, judge)
+    base = claim_scorer_base(
+        id="answer-relevancy",
+        description="Share of the output's statements that address the question.",
+        prompt_version=R.VERSION,
+        judge=judge,
+        context=None,
+        get_context=None,
+        batch_size=batch_size,
+        max_context_chars=C.DEFAULT_MAX_CONTEXT_CHARS,
+        sentence_fallback=sentence_fallback,
+        require_input=True,
+    )
+    return (
+        base.analyze(make_analyze(batch_size))
+        .generate_score(make_score(scale_value, float(uncertainty_weight)))
+        .generate_reason(make_reason(scale_value, float(uncertainty_weight), mode))
+    )

@@ -1,0 +1,285 @@
+"""Steps shared by the claim-based scorers (faithfulness, hallucination, answer relevancy).
+
+Run preparation (argument checks, answer text, context resolution), claim extraction (cached
+per output and judge, so several scorers sharing a judge extract once), and verdicts against
+the context in batches matched by claim id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from troth.errors import ContextTooLongError, JudgeOutputError, JudgeTruncatedError
+from troth.evidence import locate
+from troth.judges.judge import OutputCheckError
+from troth.prompts import claims as P
+from troth.scorers.base import StepContext
+from troth.scorers.context import assistant_text, is_messages, tool_results, user_text
+from troth.sentences import split_sentences
+from troth.types import ScorerRun
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_CONTEXT_CHARS = 1_000_000
+DEFAULT_BATCH_SIZE = 16
+MISSING_VERDICT_ROUNDS = 2
+
+GetContext = Callable[[ScorerRun], "list[str] | Awaitable[list[str] | None] | None"]
+
+
+def validate_scale(scale: object) -> float:
+    """``scale`` must be a positive finite number."""
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+        raise TypeError(f"scale must be a number, not {type(scale).__name__}")
+    if not math.isfinite(scale) or scale <= 0:
+        raise ValueError(f"scale must be > 0, not {scale!r}")
+    return float(scale)
+
+
+def validate_positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, not {value!r}")
+    return value
+
+
+def validate_context(context: object, name: str = "context") -> list[str] | None:
+    """None, a string (one segment) or a list of strings; anything else is a TypeError naming it."""
+    if context is None:
+        return None
+    if isinstance(context, str):
+        return [context]
+    if not isinstance(context, (list, tuple)):
+        raise TypeError(f"{name} must be a list of strings, not {type(context).__name__}")
+    for i, segment in enumerate(context):
+        if not isinstance(segment, str):
+            raise TypeError(f"{name}[{i}] must be a string, not {type(segment).__name__}")
+    return list(context)
+
+
+def text_input(value: object) -> str:
+    """The question as text (a string, or the last user message of a transcript)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if is_messages(value):
+        return user_text(value)  # type: ignore[arg-type]
+    raise TypeError(f"input must be a string or a list of chat messages, not {type(value).__name__}")
+
+
+def check_context_size(context: list[str], max_context_chars: int) -> None:
+    total = sum(len(c) for c in context)
+    if total > max_context_chars:
+        raise ContextTooLongError(
+            f"context is {total:,} characters, over the limit of {max_context_chars:,}; "
+            "raise max_context_chars or pass fewer context segments"
+        )
+
+
+def make_prepare(
+    static_context: list[str] | None,
+    max_context_chars: int,
+    get_context: GetContext | None = None,
+    require_input: bool = False,
+) -> Callable[[ScorerRun], Awaitable[ScorerRun]]:
+    """Check types; resolve the answer text and the context.
+
+    Context, first found: the run's ``context``, ``get_context(run)``, the scorer's
+    ``context``, the tool-call results of a transcript output.
+    """
+
+    async def prepare(run: ScorerRun) -> ScorerRun:
+        output = run.output
+        if isinstance(output, str):
+            text, transcript = output, None
+        elif is_messages(output):
+            text, transcript = assistant_text(output), output
+        elif output is None:
+            raise TypeError("output is required: a string or a list of chat messages")
+        else:
+            raise TypeError(f"output must be a string or a list of chat messages, not {type(output).__name__}")
+        question = text_input(run.input)
+        if require_input and not question.strip():
+            raise ValueError("input is required: the question that the output answers")
+        context = validate_context(run.context)
+        if context is None and get_context is not None:
+            got = get_context(run)
+            context = validate_context(await got if isinstance(got, Awaitable) else got, "get_context(run)")
+        if context is None:
+            context = static_context
+        if context is None and transcript is not None:
+            context = tool_results(transcript)
+        context = [c for c in (context or []) if c.strip()]
+        check_context_size(context, max_context_chars)
+        return replace(run, input=question, output=text, context=context)
+
+    return prepare
+
+
+def make_extract(sentence_fallback: bool) -> Callable[[StepContext], Awaitable[list[str]]]:
+    """Preprocess step: the output's atomic claims (no judge call for an empty output).
+
+    The answer is cached on the judge, so scorers sharing a judge extract once per output.
+    With ``sentence_fallback``, a failed extraction falls back to one claim per sentence.
+    """
+
+    async def extract_claims(ctx: StepContext) -> list[str]:
+        text = ctx.run.output
+        if not text.strip():
+            return []
+        try:
+            answer = await ctx.ask(
+                P.extract_prompt(text, ctx.run.input), P.ExtractedClaims, system=P.EXTRACT_SYSTEM, cache=True
+            )
+            raw = answer.claims
+        except (JudgeOutputError, JudgeTruncatedError) as exc:
+            if not sentence_fallback:
+                raise
+            log.warning("claim extraction failed (%s); splitting the output into sentences instead", exc)
+            ctx.results.notes.append(P.SENTENCE_FALLBACK_NOTE)
+            raw = split_sentences(text)
+        claims: list[str] = []
+        for claim in (c.strip() for c in raw):
+            if claim and claim not in claims:
+                claims.append(claim)
+        return claims
+
+    return extract_claims
+
+
+def id_checker(expected: set[str]) -> Callable[[Any], None]:
+    """A ``check`` for verdict answers: no unknown or repeated ids, at least one verdict."""
+
+    def check(answer: Any) -> None:
+        seen: set[str] = set()
+        for v in answer.verdicts:
+            cid = v.claim_id.strip().strip("[]")
+            if cid not in expected:
+                raise OutputCheckError(f"unknown claim_id {v.claim_id!r}; valid ids are {', '.join(sorted(expected))}")
+            if cid in seen:
+                raise OutputCheckError(f"claim_id {cid!r} has more than one verdict; give exactly one")
+            seen.add(cid)
+        if not seen:
+            raise OutputCheckError(f"no verdicts were given; expected {len(expected)}")
+
+    return check
+
+
+AskBatch = Callable[[StepContext, list[tuple[str, str]]], Awaitable[Any]]
+
+
+async def verdicts_by_id(ctx: StepContext, batch: list[tuple[str, str]], ask: AskBatch) -> dict[str, Any]:
+    """Verdicts for ``(claim_id, claim)`` pairs, keyed by id.
+
+    Claims left without a verdict are asked again (bounded); a batch cut off by the token
+    limit is split in halves.
+    """
+    found: dict[str, Any] = {}
+    pending = list(batch)
+    for _ in range(MISSING_VERDICT_ROUNDS + 1):
+        try:
+            answer = await ask(ctx, pending)
+        except JudgeTruncatedError:
+            if len(pending) == 1:
+                raise
+            half = len(pending) // 2
+            for part in await asyncio.gather(
+                verdicts_by_id(ctx, pending[:half], ask), verdicts_by_id(ctx, pending[half:], ask)
+            ):
+                found.update(part)
+            return found
+        for v in answer.verdicts:
+            found[v.claim_id.strip().strip("[]")] = v
+        pending = [(cid, claim) for cid, claim in pending if cid not in found]
+        if not pending:
+            return found
+    raise JudgeOutputError(
+        f"no verdict for claim(s) {', '.join(cid for cid, _ in pending)} after {MISSING_VERDICT_ROUNDS + 1} requests",
+        step=ctx.step,
+        model=ctx.judge.model_id if ctx.judge else None,
+    )
+
+
+async def judge_in_batches(
+    ctx: StepContext, claims: list[str], batch_size: int, ask: AskBatch
+) -> list[tuple[str, Any]]:
+    """``(claim, verdict)`` in claim order, asking in batches of ``batch_size``."""
+    ids = [(f"c{i + 1}", claim) for i, claim in enumerate(claims)]
+    batches = [ids[i : i + batch_size] for i in range(0, len(ids), batch_size)]
+    found: dict[str, Any] = {}
+    for part in await asyncio.gather(*(verdicts_by_id(ctx, b, ask) for b in batches)):
+        found.update(part)
+    return [(claim, found[cid]) for cid, claim in ids]
+
+
+async def ask_against_context(ctx: StepContext, batch: list[tuple[str, str]]) -> Any:
+    """One verdict request: the batch's claims against the run's context."""
+    schema = P.verdicts_schema(tuple(cid for cid, _ in batch))
+    return await ctx.ask(
+        P.analyze_prompt(ctx.run.context or [], batch),
+        schema,
+        system=P.ANALYZE_SYSTEM,
+        check=id_checker({cid for cid, _ in batch}),
+    )
+
+
+def make_context_verdicts(batch_size: int) -> Callable[[StepContext], Awaitable[dict[str, list[dict[str, Any]]]]]:
+    """Analyze step: one verdict per claim against the context, with located evidence."""
+
+    async def analyze(ctx: StepContext) -> dict[str, list[dict[str, Any]]]:
+        claims: list[str] = ctx.results.preprocess or []
+        context: list[str] = ctx.run.context or []
+        if not claims:
+            return {"verdicts": []}
+        if not context:
+            return {
+                "verdicts": [
+                    {"claim": c, "verdict": "unsure", "reason": P.NO_CONTEXT_VERDICT_REASON, "evidence": None}
+                    for c in claims
+                ]
+            }
+        verdicts = []
+        for claim, v in await judge_in_batches(ctx, claims, batch_size, ask_against_context):
+            evidence = locate(v.evidence, context)
+            verdicts.append(
+                {
+                    "claim": claim,
+                    "verdict": v.verdict,
+                    "reason": v.reason,
+                    "evidence": evidence.to_dict() if evidence else None,
+                }
+            )
+        return {"verdicts": verdicts}
+
+    return analyze
+
+
+def count(verdicts: list[dict[str, Any]], *labels: str) -> int:
+    return sum(1 for v in verdicts if v["verdict"] in labels)
+
+
+def template_reason(
+    score: float, scale: float, verdicts: list[dict[str, Any]], headline: str, labels: tuple[tuple[str, str], ...]
+) -> str:
+    """A reason written by code: the headline, then the claims grouped by verdict."""
+    parts = [headline.format(score=score, scale=scale, n=len(verdicts), yes=count(verdicts, "yes"))]
+    for key, label in labels:
+        group = [f'"{v["claim"]}"' for v in verdicts if v["verdict"] == key]
+        if group:
+            parts.append(f"{label} ({len(group)}): {' '.join(group)}")
+    return " ".join(parts)
+
+
+def reason_notes(ctx: StepContext, verdicts: list[dict[str, Any]]) -> str:
+    """Code-written remarks appended to a reason: unverified quotes, extraction fallback."""
+    bad = [v["claim"] for v in verdicts if v.get("evidence") and not v["evidence"]["verified"]]
+    notes = []
+    if bad:
+        notes.append(P.UNVERIFIED_EVIDENCE_NOTE + " ".join(f'"{c}"' for c in bad))
+    notes.extend(ctx.results.notes)
+    return "".join(" " + n for n in notes)
