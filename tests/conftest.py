@@ -12,6 +12,8 @@ import pytest
 from troth import Judge
 from troth.testing import FakeOpenAIServer
 
+pytest_plugins = ["pytester"]
+
 SECRET_KEY = "sk-test-SECRET-do-not-leak-123"
 
 _real_connect = socket.socket.connect

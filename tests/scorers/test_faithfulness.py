@@ -306,12 +306,11 @@ def test_claims_are_batched(server: FakeOpenAIServer, judge: Judge) -> None:
 def test_truncated_batch_is_split(server: FakeOpenAIServer) -> None:
     judge = Judge("fake", base_url=server.base_url, api_key="k", max_tokens=100, max_tokens_limit=100)
     server.enqueue(
-        claims_reply(["A.", "B."]),
+        claims_reply(["Alpha.", "Beta."]),
         Reply(content='{"verdicts": [{"claim_id": "c1", "ev', finish_reason="length"),
-        verdicts_reply(("c1", "yes", "")),
-        verdicts_reply(("c2", "no", "")),
-        REASON,
     )
+    # the two halves are asked concurrently: answer by content, not by arrival order
+    server.responder = ScriptedJudge(verdicts={"Alpha": ("yes", ""), "Beta": ("no", "")})
     result = create_faithfulness_scorer(judge, context=CONTEXT).run(output="a")
     assert result.score == 0.5
     assert result.usage["analyze"].calls == 3

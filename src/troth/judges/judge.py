@@ -177,6 +177,12 @@ class Judge:
             max_retries=self.max_retries,
         )
 
+    async def aclose(self) -> None:
+        """Release the connections this judge holds in the running event loop."""
+        close = getattr(self._backend, "aclose", None)
+        if close is not None:
+            await close()
+
     async def generate(
         self,
         prompt: str,

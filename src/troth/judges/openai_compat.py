@@ -59,6 +59,12 @@ class OpenAICompatBackend:
             self._clients[loop] = client
         return client
 
+    async def aclose(self) -> None:
+        """Close the HTTP client of the running event loop (others are left alone)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
+
     async def complete(
         self,
         messages: list[Message],

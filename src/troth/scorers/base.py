@@ -156,11 +156,17 @@ class Scorer:
         metadata: dict[str, Any] | None = None,
     ) -> ScoreResult:
         """Score one item (sync wrapper over :meth:`arun`)."""
-        return run_sync(
-            lambda: self.arun(
-                input, output, run_id=run_id, context=context, ground_truth=ground_truth, metadata=metadata
-            )
-        )
+
+        async def once() -> ScoreResult:
+            try:
+                return await self.arun(
+                    input, output, run_id=run_id, context=context, ground_truth=ground_truth, metadata=metadata
+                )
+            finally:  # this event loop ends here: close its connections
+                for judge in self._judges():
+                    await judge.aclose()
+
+        return run_sync(once)
 
     async def arun(
         self,

@@ -1,5 +1,13 @@
-"""Test doubles: a loopback OpenAI-compatible server with scripted answers."""
+"""Testing helpers: assertions for test suites and a loopback OpenAI-compatible server."""
 
+from troth.testing.asserts import assert_faithful, assert_not_hallucinated, assert_relevant
 from troth.testing.server import FakeOpenAIServer, Reply, ScriptedJudge
 
-__all__ = ["FakeOpenAIServer", "Reply", "ScriptedJudge"]
+__all__ = [
+    "FakeOpenAIServer",
+    "Reply",
+    "ScriptedJudge",
+    "assert_faithful",
+    "assert_not_hallucinated",
+    "assert_relevant",
+]

@@ -171,16 +171,19 @@ _OUTPUT_BLOCK_RE = re.compile(r"<output>\n(.*?)\n</output>", re.DOTALL)
 
 @dataclass
 class ScriptedJudge:
-    """A responder that plays the faithfulness judge by rule.
+    """A responder that plays the claim-based judges by rule.
 
     ``claims`` maps an output text (or a substring of it) to its claims; without a match the
     output's sentences are the claims. ``verdicts`` maps a claim substring to
-    ``(verdict, evidence_quote)``; unmatched claims get ``default``.
+    ``(verdict, evidence_quote)``; unmatched claims get ``default``. ``relevance`` maps a
+    statement substring to its relevance verdict; unmatched statements get ``relevance_default``.
     """
 
     claims: dict[str, list[str]] = field(default_factory=dict)
     verdicts: dict[str, tuple[str, str]] = field(default_factory=dict)
     default: tuple[str, str] = ("unsure", "")
+    relevance: dict[str, str] = field(default_factory=dict)
+    relevance_default: str = "yes"
     reason: str = "Scripted reason."
 
     def __call__(self, request: Request) -> Reply:
@@ -194,9 +197,17 @@ class ScriptedJudge:
                     return Reply(content={"claims": claims})
             sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
             return Reply(content={"claims": sentences})
+        blocks = _CLAIMS_BLOCK_RE.findall(prompt)
+        lines = _CLAIM_LINE_RE.findall(blocks[-1] if blocks else "")
+        if step == "StatementVerdicts":
+            found = []
+            for cid, statement in lines:
+                label = next(
+                    (v for key, v in self.relevance.items() if key.lower() in statement.lower()), self.relevance_default
+                )
+                found.append({"claim_id": cid, "verdict": label, "reason": f"{label}: {statement}"})
+            return Reply(content={"verdicts": found})
         if step == "ClaimVerdicts":
-            blocks = _CLAIMS_BLOCK_RE.findall(prompt)
-            lines = _CLAIM_LINE_RE.findall(blocks[-1] if blocks else "")
             verdicts = []
             for cid, claim in lines:
                 verdict, quote = next(
@@ -210,6 +221,8 @@ class ScriptedJudge:
 
 
 def _guess_step(prompt: str) -> str:
+    if '{"verdicts"' in prompt and "is relevant to the question" in prompt:
+        return "StatementVerdicts"
     if '{"verdicts"' in prompt and "<claims>" in prompt:
         return "ClaimVerdicts"
     if '{"claims"' in prompt:

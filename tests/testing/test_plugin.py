@@ -1,0 +1,70 @@
+"""The pytest plugin, run in a child pytest session with pytester."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from troth.testing import FakeOpenAIServer, ScriptedJudge
+
+USER_TESTS = """
+from troth.testing import assert_faithful
+
+CONTEXT = ["Oslo is the capital of Norway."]
+
+def test_good(troth_judge):
+    assert troth_judge.model == "judge-under-test"
+    assert_faithful("Oslo is the capital of Norway.", CONTEXT)
+
+def test_bad():
+    assert_faithful("Bergen is the capital of Norway.", CONTEXT)
+"""
+
+
+def test_plugin_options_fixture_summary_and_store(
+    pytester: pytest.Pytester, server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    server.responder = ScriptedJudge(verdicts={"Oslo": ("yes", "Oslo is the capital")}, default=("no", ""))
+    pytester.makepyfile(test_user=USER_TESTS)
+    store = tmp_path / "scores.jsonl"
+    result = pytester.runpytest_subprocess(
+        "--troth-model",
+        "judge-under-test",
+        "--troth-base-url",
+        server.base_url,
+        "--troth-store",
+        str(store),
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*AssertionError: faithfulness score 0 < threshold 1",
+            "*troth scores*",
+            "PASS faithfulness          1 (threshold 1)  test_user.py::test_good",
+            "FAIL faithfulness          0 (threshold 1)  test_user.py::test_bad",
+        ]
+    )
+    rows = [json.loads(line) for line in store.read_text().splitlines()]
+    assert [(r["test"], r["score"], r["passed"]) for r in rows] == [
+        ("test_user.py::test_good", 1.0, True),
+        ("test_user.py::test_bad", 0.0, False),
+    ]
+    assert all(r["usage"]["analyze"]["model"] == "judge-under-test" for r in rows)
+
+
+def test_plugin_help_lists_options(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("--help")  # loaded through its pytest11 entry point
+    result.stdout.fnmatch_lines(["*--troth-model*", "*--troth-base-url*", "*--troth-store*"])
+
+
+def test_example_file_runs_against_a_judge(pytester: pytest.Pytester, server: FakeOpenAIServer) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "test_rag_answers.py"
+    pytester.makepyfile(test_example=example.read_text())
+    server.responder = ScriptedJudge(default=("yes", ""))
+    result = pytester.runpytest_subprocess("--troth-model", "m", "--troth-base-url", server.base_url)
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(
+        ["*troth scores*", "PASS faithfulness*", "PASS hallucination*", "PASS answer-relevancy*"]
+    )
