@@ -34,6 +34,7 @@ class StepUsage:
 
     model: str
     calls: int = 0
+    cached_calls: int = 0
     attempts: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -41,6 +42,7 @@ class StepUsage:
 
     def add(self, other: StepUsage) -> None:
         self.calls += other.calls
+        self.cached_calls += other.cached_calls
         self.attempts += other.attempts
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens

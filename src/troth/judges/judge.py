@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import json
 import os
+import random
 import re
 import time
 from collections import OrderedDict
@@ -15,12 +16,14 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from troth.errors import (
+    JudgeConnectionError,
     JudgeError,
     JudgeOutputError,
     JudgeTruncatedError,
     MissingAPIKeyError,
 )
-from troth.judges.base import Backend, Message
+from troth.judges.base import Backend, Completion, Message
+from troth.judges.calls import CALL_SETTINGS, CallSettings, cache_key
 from troth.judges.registry import LOCAL_PROVIDER, PROVIDERS, StructuredMode, split_model
 from troth.prompts.common import REPAIR_REQUEST, SCHEMA_INSTRUCTION, render
 from troth.types import StepUsage
@@ -77,6 +80,8 @@ class Judge:
 
     ``output_retries`` bounds how often an invalid answer is asked again (with the
     validation error fed back); ``max_retries`` bounds transport retries (429, 5xx, timeouts).
+    A rate limit that outlasts those retries is waited out, with backoff, for up to
+    ``rate_limit_wait`` seconds in all before the call fails.
     """
 
     def __init__(
@@ -94,6 +99,7 @@ class Judge:
         output_retries: int = 2,
         structured_output: StructuredMode | None = None,
         seed: int | None = None,
+        rate_limit_wait: float = 120.0,
         backend: Backend | None = None,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
@@ -120,6 +126,7 @@ class Judge:
         self.output_retries = output_retries
         self.structured_output = structured_output
         self.seed = seed
+        self.rate_limit_wait = rate_limit_wait
         self._backend = backend
         self._memo = Memo()
 
@@ -237,21 +244,18 @@ class Judge:
             attempt += 1
             started = time.perf_counter()
             try:
-                completion = await backend.complete(
-                    messages,
-                    schema=json_schema,
-                    schema_name=schema.__name__,
-                    max_tokens=tokens,
-                    temperature=self.temperature,
-                    seed=self.seed,
-                    retry=bool(problem),
+                completion, cached = await self._complete(
+                    backend, messages, json_schema, schema.__name__, tokens, problem
                 )
             except JudgeError as exc:
                 exc.step = exc.step or step
                 exc.usage = usage
                 raise
             usage.latency_s += time.perf_counter() - started
-            usage.calls += 1
+            if cached:
+                usage.cached_calls += 1
+            else:
+                usage.calls += 1
             usage.attempts += completion.attempts
             usage.prompt_tokens += completion.prompt_tokens
             usage.completion_tokens += completion.completion_tokens
@@ -290,6 +294,75 @@ class Judge:
         )
         failed.usage = usage
         raise failed
+
+    async def _complete(
+        self,
+        backend: Backend,
+        messages: list[Message],
+        json_schema: dict[str, Any],
+        schema_name: str,
+        tokens: int,
+        problem: str,
+    ) -> tuple[Completion, bool]:
+        """One completion: from the batch's call cache, or from the backend (within the batch's
+        concurrency bound, waiting out rate limits for up to ``rate_limit_wait`` seconds)."""
+        settings = CALL_SETTINGS.get() or CallSettings()
+        key = ""
+        if settings.cache is not None:
+            key = cache_key(
+                self.model_id,
+                messages,
+                json_schema,
+                max_tokens=tokens,
+                temperature=self.temperature,
+                seed=self.seed,
+                structured=backend.structured,
+            )
+            hit = settings.cache.cache_get(key)
+            if hit is not None:
+                return Completion(text=hit["text"], finish_reason=hit["finish_reason"], attempts=0), True
+        waited = 0.0
+        delay = 2.0
+        while True:
+            try:
+                if settings.limiter is not None:
+                    async with settings.limiter:
+                        completion = await self._backend_call(
+                            backend, messages, json_schema, schema_name, tokens, problem
+                        )
+                else:
+                    completion = await self._backend_call(backend, messages, json_schema, schema_name, tokens, problem)
+                break
+            except JudgeConnectionError as exc:
+                if exc.status_code != 429 or waited + delay > self.rate_limit_wait:
+                    raise
+                await asyncio.sleep(delay * (0.75 + 0.5 * random.random()))
+                waited += delay
+                delay = min(delay * 2, 30.0)
+        if settings.cache is not None:
+            settings.cache.cache_put(
+                key, self.model_id, {"text": completion.text, "finish_reason": completion.finish_reason}
+            )
+        return completion, False
+
+    async def _backend_call(
+        self,
+        backend: Backend,
+        messages: list[Message],
+        json_schema: dict[str, Any],
+        schema_name: str,
+        tokens: int,
+        problem: str,
+    ) -> Completion:
+        return await backend.complete(
+            messages,
+            schema=json_schema,
+            schema_name=schema_name,
+            max_tokens=tokens,
+            temperature=self.temperature,
+            seed=self.seed,
+            retry=bool(problem),
+        )
 
     def messages(self, prompt: str, *, system: str | None, schema: dict[str, Any], structured: str) -> list[Message]:
         """The chat messages sent for ``prompt`` (schema in the prompt unless the server enforces it)."""

@@ -59,6 +59,9 @@ class FakeOpenAIServer:
     def __init__(self, responder: Responder | None = None) -> None:
         self.requests: list[Request] = []
         self.responder = responder
+        self.delay = 0.0  # added to every reply
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -94,6 +97,7 @@ class FakeOpenAIServer:
         with self._lock:
             self._queue.clear()
             self.requests.clear()
+            self.max_in_flight = 0
 
     def _next_reply(self, request: Request) -> Reply:
         with self._lock:
@@ -121,9 +125,16 @@ class FakeOpenAIServer:
                 except json.JSONDecodeError:
                     body = {"_raw": raw.decode("utf-8", "replace")}
                 request = Request(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
-                reply = server._next_reply(request)
-                if reply.delay:
-                    time.sleep(reply.delay)
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    reply = server._next_reply(request)
+                    if reply.delay or server.delay:
+                        time.sleep(reply.delay + server.delay)
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
                 payload = reply.body if reply.body is not None else _completion_body(request, reply)
                 data = json.dumps(payload).encode()
                 try:

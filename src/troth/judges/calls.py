@@ -1,0 +1,35 @@
+"""Settings that a batch run gives every judge call made inside it (through a context variable).
+
+``run_evals`` sets a judge-call cache (the store) and one semaphore bounding the judge calls in
+flight across the whole run; outside a batch run both are absent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class CallCache(Protocol):
+    def cache_get(self, key: str) -> dict[str, Any] | None: ...
+
+    def cache_put(self, key: str, model: str, value: dict[str, Any]) -> None: ...
+
+
+@dataclass(frozen=True)
+class CallSettings:
+    cache: CallCache | None = None
+    limiter: asyncio.Semaphore | None = None
+
+
+CALL_SETTINGS: ContextVar[CallSettings | None] = ContextVar("troth_call_settings", default=None)
+
+
+def cache_key(model: str, messages: list[dict[str, str]], schema: dict[str, Any] | None, **settings: Any) -> str:
+    """Hash of everything that determines a completion: model, messages, schema and settings."""
+    payload = json.dumps([model, messages, schema, settings], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()

@@ -1,0 +1,75 @@
+"""The store interface: saved scorer runs and the judge-call cache.
+
+A Postgres store can implement the same :class:`Store` protocol.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+DEFAULT_PATH = Path(".troth") / "troth.db"
+ENV_STORE = "TROTH_STORE"
+
+
+@dataclass
+class RunRecord:
+    """One saved scorer run (a result, or the error that ended it)."""
+
+    run_id: str
+    scorer_id: str
+    eval_id: str | None = None
+    item_id: str | None = None
+    scorer_version: str | None = None
+    prompt_version: str | None = None
+    judge_model: str | None = None
+    input: Any = None
+    output: Any = None
+    context: list[str] | None = None
+    claims: Any = None
+    verdicts: Any = None
+    score: float | None = None
+    reason: str | None = None
+    prompts: dict[str, str | None] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    error_step: str | None = None
+    created_at: str | None = None
+    finished_at: str | None = None
+
+
+class Store(Protocol):
+    """Persistence for runs and cached judge calls."""
+
+    def save_run(self, record: RunRecord) -> None: ...
+
+    def get_run(self, run_id: str) -> RunRecord | None: ...
+
+    def list_runs(self, *, eval_id: str | None = None, limit: int = 50) -> list[RunRecord]: ...
+
+    def completed(self, eval_id: str) -> dict[tuple[str, str], RunRecord]:
+        """Successful runs of an evaluation keyed by ``(item_id, scorer_id)`` (for resuming)."""
+        ...
+
+    def cache_get(self, key: str) -> dict[str, Any] | None: ...
+
+    def cache_put(self, key: str, model: str, value: dict[str, Any]) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def open_store(store: str | os.PathLike[str] | Store | bool | None = True) -> Store | None:
+    """``None``/``False`` keeps nothing; a path opens SQLite there; ``True`` uses ``$TROTH_STORE``
+    or ``./.troth/troth.db``; a Store is used as is."""
+    from troth.store.sqlite import SQLiteStore
+
+    if store is None or store is False:
+        return None
+    if store is True:
+        return SQLiteStore(os.environ.get(ENV_STORE) or DEFAULT_PATH)
+    if isinstance(store, (str, os.PathLike)):
+        return SQLiteStore(store)
+    return store

@@ -1,0 +1,163 @@
+"""The embedded SQLite store (default ``./.troth/troth.db``).
+
+The schema changes only through the append-only, named migrations below, each recorded in the
+``migrations`` table. WAL mode and a busy timeout let several processes write at once; every
+write is one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from dataclasses import asdict, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from troth.errors import ConfigError
+from troth.store.base import RunRecord
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (
+    (
+        "0001_runs_and_cache",
+        """
+        CREATE TABLE runs (
+            run_id TEXT PRIMARY KEY,
+            eval_id TEXT,
+            item_id TEXT,
+            scorer_id TEXT NOT NULL,
+            scorer_version TEXT,
+            prompt_version TEXT,
+            judge_model TEXT,
+            input TEXT,
+            output TEXT,
+            context TEXT,
+            claims TEXT,
+            verdicts TEXT,
+            score REAL,
+            reason TEXT,
+            prompts TEXT,
+            usage TEXT,
+            result TEXT,
+            error TEXT,
+            error_step TEXT,
+            created_at TEXT,
+            finished_at TEXT
+        );
+        CREATE INDEX runs_by_eval ON runs (eval_id, item_id, scorer_id);
+        CREATE INDEX runs_by_time ON runs (finished_at);
+        CREATE TABLE judge_cache (
+            key TEXT PRIMARY KEY,
+            model TEXT,
+            value TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        """,
+    ),
+)
+
+_JSON_FIELDS = {"input", "output", "context", "claims", "verdicts", "prompts", "usage", "result"}
+_COLUMNS = [f.name for f in fields(RunRecord)]
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class SQLiteStore:
+    """Runs and the judge-call cache in one SQLite file."""
+
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigError(f"cannot open the store at {self.path}: {exc}") from exc
+        self._lock = threading.Lock()
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+        self._migrate()
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({str(self.path)!r})"
+
+    def _migrate(self) -> None:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute(
+                    "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
+                )
+                done = {row[0] for row in self._conn.execute("SELECT name FROM migrations")}
+                for name, sql in MIGRATIONS:
+                    if name not in done:
+                        for statement in filter(str.strip, sql.split(";")):
+                            self._conn.execute(statement)
+                        self._conn.execute("INSERT INTO migrations VALUES (?, ?)", (name, now()))
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def migrations(self) -> list[str]:
+        """Names of the applied migrations, in order."""
+        with self._lock:
+            return [r[0] for r in self._conn.execute("SELECT name FROM migrations ORDER BY applied_at, name")]
+
+    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.execute(sql, params)
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def save_run(self, record: RunRecord) -> None:
+        data = asdict(record)
+        values = tuple(
+            json.dumps(data[c], ensure_ascii=False, default=str) if c in _JSON_FIELDS else data[c] for c in _COLUMNS
+        )
+        placeholders = ", ".join("?" for _ in _COLUMNS)
+        self._write(f"INSERT OR REPLACE INTO runs ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values)
+
+    def _record(self, row: sqlite3.Row | tuple[Any, ...]) -> RunRecord:
+        data = dict(zip(_COLUMNS, row, strict=True))
+        for c in _JSON_FIELDS:
+            if data[c] is not None:
+                data[c] = json.loads(data[c])
+        return RunRecord(**data)
+
+    def _select(self, where: str = "", params: tuple[Any, ...] = (), tail: str = "") -> list[RunRecord]:
+        with self._lock:
+            rows = self._conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM runs {where} {tail}", params).fetchall()
+        return [self._record(r) for r in rows]
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        found = self._select("WHERE run_id = ?", (run_id,))
+        return found[0] if found else None
+
+    def list_runs(self, *, eval_id: str | None = None, limit: int = 50) -> list[RunRecord]:
+        if eval_id is None:
+            return self._select(tail="ORDER BY finished_at DESC LIMIT ?", params=(limit,))
+        return self._select("WHERE eval_id = ?", (eval_id, limit), tail="ORDER BY finished_at DESC LIMIT ?")
+
+    def completed(self, eval_id: str) -> dict[tuple[str, str], RunRecord]:
+        rows = self._select("WHERE eval_id = ? AND error IS NULL", (eval_id,), tail="ORDER BY finished_at")
+        return {(str(r.item_id), r.scorer_id): r for r in rows}
+
+    def cache_get(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._conn.execute("SELECT value FROM judge_cache WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def cache_put(self, key: str, model: str, value: dict[str, Any]) -> None:
+        self._write("INSERT OR REPLACE INTO judge_cache VALUES (?, ?, ?, ?)", (key, model, json.dumps(value), now()))
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
