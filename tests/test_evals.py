@@ -6,6 +6,7 @@ import asyncio
 import json
 import sqlite3
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -222,14 +223,13 @@ def test_data_from_files_and_bad_rows(scripted: FakeOpenAIServer, judge: Judge, 
 def test_target_objects_and_transcripts(scripted: FakeOpenAIServer, judge: Judge) -> None:
     class Agent:
         async def agenerate(self, question: str) -> Any:
-            class Out:
-                messages = [
+            return SimpleNamespace(
+                messages=[
                     {"role": "user", "content": question},
                     {"role": "tool", "tool_call_id": "t", "content": "The museum opens at 10:00."},
                     {"role": "assistant", "content": "It opens at 10:00."},
                 ]
-
-            return Out()
+            )
 
     result = run_evals(
         [{"input": "When?"}], [create_faithfulness_scorer(judge)], target=Agent(), store=None, quiet=True
