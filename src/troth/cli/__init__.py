@@ -1,0 +1,22 @@
+"""The ``troth`` command line: one module per command."""
+
+from __future__ import annotations
+
+from troth.cli import eval as _eval
+from troth.cli import models as _models
+from troth.cli import runs as _runs
+from troth.cli import score as _score
+from troth.cli.app import app
+
+_score.register(app)
+_eval.register(app)
+_runs.register(app)
+_models.register(app)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,42 @@
+"""The Typer application and helpers shared by the commands."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+
+from troth.errors import TrothError
+
+app = typer.Typer(
+    help="troth: is an LLM's answer faithful to its context?",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+def read_arg(value: str, option: str) -> str:
+    """``TEXT`` as is, ``@path`` read from a file, ``@-`` from stdin."""
+    if not value.startswith("@"):
+        return value
+    target = value[1:]
+    if target == "-":
+        return sys.stdin.read()
+    try:
+        return Path(target).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise typer.BadParameter(f"cannot read {target}: {exc.strerror}", param_hint=option) from exc
+
+
+@contextmanager
+def one_line_errors() -> Iterator[None]:
+    """Turn troth's and bad-argument errors into one line on stderr and exit status 2."""
+    try:
+        yield
+    except (TrothError, ValueError, TypeError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None

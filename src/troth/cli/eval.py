@@ -1,0 +1,92 @@
+"""``troth eval DATA``: score a data set, save it, report it; fail CI below a threshold."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from troth.cli.app import one_line_errors
+
+
+def eval_command(
+    data: Annotated[Path, typer.Argument(help="Items: a .jsonl or .csv file (input/output/context/id).")],
+    model: Annotated[str, typer.Option(help="Judge: 'provider/model' or 'local'.")] = "local",
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server (then --model is its name).")] = None,
+    concurrency: Annotated[int, typer.Option(help="Judge calls in flight at most.")] = 8,
+    eval_id: Annotated[str | None, typer.Option(help="Name of the evaluation; reuse it to resume.")] = None,
+    report: Annotated[Path | None, typer.Option(help="Write a self-contained HTML report here.")] = None,
+    out: Annotated[Path | None, typer.Option(help="Write one JSON line per item and scorer here.")] = None,
+    threshold: Annotated[
+        float | None, typer.Option(help="Exit with status 1 if the mean or any item scores below this.")
+    ] = None,
+    scale: Annotated[float, typer.Option(help="Maximum score.")] = 1.0,
+    store: Annotated[
+        Path | None, typer.Option(help="SQLite store (default: $TROTH_STORE or ./.troth/troth.db).")
+    ] = None,
+    no_store: Annotated[bool, typer.Option("--no-store", help="Keep nothing.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not replay cached judge calls.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Score every item of DATA for faithfulness."""
+    from troth.evals import run_evals
+    from troth.judges.judge import Judge
+    from troth.report.html import write_html
+    from troth.scorers.faithfulness import create_faithfulness_scorer
+
+    with one_line_errors():
+        judge = Judge(model, base_url=base_url) if base_url else Judge(model)
+        scorer = create_faithfulness_scorer(judge, scale=scale)
+        result = run_evals(
+            data,
+            [{"scorer": scorer, "threshold": threshold}],
+            concurrency=concurrency,
+            eval_id=eval_id,
+            store=None if no_store else (store or True),
+            cache=not no_cache,
+            quiet=quiet,
+        )
+    s = result.summary
+    fs = s.scorers[scorer.id]
+    console = Console()
+    table = Table(title=f"evaluation {result.eval_id}")
+    for col in ("items", "scored", "failed", "resumed", "mean", "judge calls", "cached", "tokens", "wall s"):
+        table.add_column(col)
+    mean = "-" if fs.mean is None else f"{fs.mean:.3f}"
+    table.add_row(
+        str(s.total_items),
+        str(s.scored_items),
+        str(s.failed_items),
+        str(s.resumed_items),
+        mean,
+        str(s.judge_calls),
+        str(s.cached_calls),
+        f"{s.prompt_tokens + s.completion_tokens:,}",
+        f"{s.wall_s:.1f}",
+    )
+    console.print(table)
+    for item in result.items:
+        for key, err in item.errors.items():
+            console.print(f"[red]item {item.id}: {key} failed in {err.step}: {err.type}: {err.message}[/red]")
+    if out is not None:
+        with out.open("w", encoding="utf-8") as fh:
+            for row in result.rows():
+                fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+    if report is not None:
+        console.print(f"report: {write_html(result, report)}")
+    if threshold is not None:
+        below = [it.id for it in result.items if scorer.id in it.results and it.results[scorer.id].score < threshold]
+        if fs.mean is None or fs.mean < threshold or below or s.failed_items:
+            console.print(
+                f"[red]below threshold {threshold:g}: mean {mean}, {len(below)} item(s) below, "
+                f"{s.failed_items} failed[/red]"
+            )
+            raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)

@@ -1,0 +1,29 @@
+"""``troth models list``: local models for the offline judge."""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+models_app = typer.Typer(help="Models for the offline judge.", no_args_is_help=True)
+
+
+@models_app.command("list")
+def models_list() -> None:
+    """Show the local models that troth can find."""
+    from troth.judges.local_models import list_models
+
+    table = Table()
+    table.add_column("Model")
+    table.add_column("Installed")
+    table.add_column("Description")
+    table.add_column("Size / how to install")
+    for row in list_models():
+        mark = "[green]yes[/green]" if row.installed else "[red]no[/red]"
+        table.add_row(row.name, mark, row.description, row.detail)
+    Console().print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(models_app, name="models")

@@ -1,0 +1,47 @@
+"""Terminal rendering of results (rich)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from troth.types import ScoreResult
+
+VERDICT_STYLE = {"yes": "green", "no": "red", "unsure": "yellow"}
+
+
+def claims_table(verdicts: list[dict[str, Any]]) -> Table:
+    """Claims with coloured verdicts and their evidence."""
+    table = Table(show_lines=False)
+    table.add_column("#", justify="right")
+    table.add_column("Claim")
+    table.add_column("Verdict")
+    table.add_column("Evidence")
+    for i, v in enumerate(verdicts, 1):
+        ev = v.get("evidence")
+        if ev is None:
+            evidence = "-"
+        elif ev["verified"]:
+            evidence = (
+                f"\u201c{ev['quote']}\u201d [dim](context {ev['context_index']}, {ev['start']}-{ev['end']})[/dim]"
+            )
+        else:
+            evidence = f"[red]not in context:[/red] \u201c{ev['quote']}\u201d"
+        style = VERDICT_STYLE.get(v["verdict"], "")
+        table.add_row(str(i), v["claim"], f"[{style}]{v['verdict']}[/{style}]", evidence)
+    return table
+
+
+def render_result(result: ScoreResult, console: Console, scale: float, title: str = "Faithfulness score") -> None:
+    """Score, reason and a per-claim table."""
+    console.print(f"[bold]{title}:[/bold] {result.score:g} / {scale:g}")
+    console.print(f"[bold]Reason:[/bold] {result.reason}")
+    verdicts = (result.analyze_step_result or {}).get("verdicts", [])
+    if verdicts:
+        console.print(claims_table(verdicts))
+    used = sum(u.prompt_tokens + u.completion_tokens for u in result.usage.values())
+    calls = sum(u.calls for u in result.usage.values())
+    seconds = sum(u.latency_s for u in result.usage.values())
+    console.print(f"[dim]{calls} judge calls, {used:,} tokens, {seconds:.1f}s[/dim]")

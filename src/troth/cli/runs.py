@@ -1,0 +1,80 @@
+"""``troth runs list`` / ``troth runs show RUN_ID``: read the store."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from troth.cli.app import one_line_errors
+from troth.cli.render import claims_table
+from troth.store.base import DEFAULT_PATH, ENV_STORE
+from troth.store.sqlite import SQLiteStore
+
+runs_app = typer.Typer(help="Saved scorer runs.", no_args_is_help=True)
+
+StoreOption = Annotated[
+    Path | None, typer.Option("--store", help="SQLite store (default: $TROTH_STORE or ./.troth/troth.db).")
+]
+
+
+def _open(store: Path | None) -> SQLiteStore:
+    path = store or Path(os.environ.get(ENV_STORE) or DEFAULT_PATH)
+    if not path.is_file():
+        raise ValueError(f"no store at {path}: run an evaluation first, or pass --store")
+    return SQLiteStore(path)
+
+
+@runs_app.command("list")
+def runs_list(
+    store: StoreOption = None,
+    eval_id: Annotated[str | None, typer.Option(help="Only runs of this evaluation.")] = None,
+    limit: Annotated[int, typer.Option(help="How many (newest first).")] = 20,
+) -> None:
+    """List the newest saved runs."""
+    with one_line_errors():
+        records = _open(store).list_runs(eval_id=eval_id, limit=limit)
+    table = Table()
+    for col in ("run id", "eval", "item", "scorer", "score", "error", "finished"):
+        table.add_column(col)
+    for r in records:
+        score = "-" if r.score is None else f"{r.score:g}"
+        error = f"[red]{r.error_step}: {r.error[:60]}[/red]" if r.error else ""
+        table.add_row(r.run_id, r.eval_id or "", r.item_id or "", r.scorer_id, score, error, r.finished_at or "")
+    Console().print(table)
+
+
+@runs_app.command("show")
+def runs_show(
+    run_id: Annotated[str, typer.Argument(help="The run id.")],
+    store: StoreOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the saved record as JSON.")] = False,
+) -> None:
+    """Show one saved run: score, reason, claims and verdicts."""
+    with one_line_errors():
+        record = _open(store).get_run(run_id)
+        if record is None:
+            raise ValueError(f"no run {run_id!r} in the store")
+    if as_json:
+        typer.echo(json.dumps(asdict(record), indent=2, ensure_ascii=False, default=str))
+        return
+    console = Console()
+    console.print(f"[bold]Run[/bold] {record.run_id}  eval {record.eval_id}  item {record.item_id}")
+    console.print(f"[bold]Scorer[/bold] {record.scorer_id} ({record.prompt_version}), judge {record.judge_model}")
+    if record.error:
+        console.print(f"[red]Failed in step {record.error_step}: {record.error}[/red]")
+        return
+    console.print(f"[bold]Score:[/bold] {record.score:g}")
+    console.print(f"[bold]Reason:[/bold] {record.reason}")
+    if record.verdicts:
+        console.print(claims_table(record.verdicts))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(runs_app, name="runs")
