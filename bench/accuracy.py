@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import datetime as dt
 import json
+import os
 import platform
 import random
 import resource
@@ -28,7 +29,7 @@ import troth
 from bench.metrics import best_threshold, detection, roc_auc
 from troth import Judge, create_faithfulness_scorer
 
-DATA_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA_DIR = Path(os.environ.get("TROTH_DATA_DIR") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 FILES = ("cliff-val", "qags-all", "qags-sentences", "wice-dev", "begin-dev")
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -184,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         "files": {},
         "items": {},
     }
+    stem = args.out or RESULTS / f"accuracy-{judge.model_id.replace('/', '_')}-{dt.date.today()}"
+    stem.parent.mkdir(parents=True, exist_ok=True)
     for path in files:
         rows = load(path, limit, args.seed)
         print(f"{path.stem}: {len(rows)} items", file=sys.stderr)
@@ -191,13 +194,11 @@ def main(argv: list[str] | None = None) -> int:
         items = asyncio.run(score_all(rows, judge, args.concurrency))
         report["files"][path.stem] = summarise(items, args.threshold, time.perf_counter() - started)
         report["items"][path.stem] = items
-    report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    stem = args.out or RESULTS / f"accuracy-{judge.model_id.replace('/', '_')}-{dt.date.today()}"
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    Path(f"{stem}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-    table = markdown(report)
-    Path(f"{stem}.md").write_text(table, encoding="utf-8")
-    print(table)
+        report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        table = markdown(report)  # written after every file, so a long run keeps what it finished
+        Path(f"{stem}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+        Path(f"{stem}.md").write_text(table, encoding="utf-8")
+    print(markdown(report))
     return 0
 
 

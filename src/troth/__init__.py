@@ -15,6 +15,7 @@ from troth.errors import (
     TrothError,
     UnknownModelError,
 )
+from troth.evals import EvalResult, ItemResult, arun_evals, run_evals
 from troth.judges import Judge
 from troth.scorers import (
     PromptStep,
@@ -33,7 +34,9 @@ __version__ = "0.1.0"
 __all__ = [
     "ConfigError",
     "ContextTooLongError",
+    "EvalResult",
     "Evidence",
+    "ItemResult",
     "Judge",
     "JudgeConnectionError",
     "JudgeError",
@@ -54,8 +57,10 @@ __all__ = [
     "TrothError",
     "UnknownModelError",
     "__version__",
+    "arun_evals",
     "create_answer_relevancy_scorer",
     "create_faithfulness_scorer",
     "create_hallucination_scorer",
     "create_scorer",
+    "run_evals",
 ]
