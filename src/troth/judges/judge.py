@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -325,13 +326,16 @@ class Judge:
         delay = 2.0
         while True:
             try:
-                if settings.limiter is not None:
-                    async with settings.limiter:
-                        completion = await self._backend_call(
-                            backend, messages, json_schema, schema_name, tokens, problem
-                        )
-                else:
-                    completion = await self._backend_call(backend, messages, json_schema, schema_name, tokens, problem)
+                async with settings.limiter or contextlib.nullcontext():
+                    completion = await backend.complete(
+                        messages,
+                        schema=json_schema,
+                        schema_name=schema_name,
+                        max_tokens=tokens,
+                        temperature=self.temperature,
+                        seed=self.seed,
+                        retry=bool(problem),
+                    )
                 break
             except JudgeConnectionError as exc:
                 if exc.status_code != 429 or waited + delay > self.rate_limit_wait:
@@ -344,25 +348,6 @@ class Judge:
                 key, self.model_id, {"text": completion.text, "finish_reason": completion.finish_reason}
             )
         return completion, False
-
-    async def _backend_call(
-        self,
-        backend: Backend,
-        messages: list[Message],
-        json_schema: dict[str, Any],
-        schema_name: str,
-        tokens: int,
-        problem: str,
-    ) -> Completion:
-        return await backend.complete(
-            messages,
-            schema=json_schema,
-            schema_name=schema_name,
-            max_tokens=tokens,
-            temperature=self.temperature,
-            seed=self.seed,
-            retry=bool(problem),
-        )
 
     def messages(self, prompt: str, *, system: str | None, schema: dict[str, Any], structured: str) -> list[Message]:
         """The chat messages sent for ``prompt`` (schema in the prompt unless the server enforces it)."""

@@ -19,7 +19,7 @@ class StatementVerdict(BaseModel):
 
     claim_id: str
     verdict: Literal["yes", "no", "unsure"]
-    reason: str
+    reason: str = Field(max_length=claims.MAX_TEXT)
 
 
 class StatementVerdicts(BaseModel):

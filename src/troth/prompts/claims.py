@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from string import Template
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
@@ -20,20 +20,23 @@ VERSION = "claims-v1"
 MAX_CLAIMS = 64
 """Upper bound on claims extracted from one output (caps the judge's list length)."""
 
+MAX_TEXT = 500
+"""Upper bound on the characters of one claim, quote or reason (bounds what a grammar lets a small model ramble)."""
+
 
 class ExtractedClaims(BaseModel):
     """Output of the extraction step."""
 
-    claims: list[str] = Field(max_length=MAX_CLAIMS)
+    claims: list[Annotated[str, Field(max_length=MAX_TEXT)]] = Field(max_length=MAX_CLAIMS)
 
 
 class ClaimVerdict(BaseModel):
     """One verdict, tied to a claim by its id."""
 
     claim_id: str
-    evidence: str = ""
+    evidence: str = Field(default="", max_length=MAX_TEXT)
     verdict: Literal["yes", "no", "unsure"]
-    reason: str
+    reason: str = Field(max_length=MAX_TEXT)
 
 
 class ClaimVerdicts(BaseModel):

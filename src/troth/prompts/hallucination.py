@@ -15,7 +15,15 @@ from troth.prompts.faithfulness import ScoreReason
 
 VERSION = f"{claims.VERSION}/hallucination-v1"
 
-__all__ = ["VERSION", "ScoreReason", "reason_prompt"]
+__all__ = [
+    "NO_CLAIMS_REASON",
+    "NO_CONTEXT_REASON",
+    "REASON_SYSTEM",
+    "TEMPLATE_HEADLINE",
+    "VERSION",
+    "ScoreReason",
+    "reason_prompt",
+]
 
 REASON_SYSTEM = "You explain hallucination scores to engineers in plain, precise language."
 

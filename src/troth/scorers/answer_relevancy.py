@@ -9,7 +9,6 @@ from troth.judges.judge import Judge
 from troth.prompts import answer_relevancy as R
 from troth.scorers import claims as C
 from troth.scorers.base import Scorer, StepContext, resolve_judge
-from troth.scorers.faithfulness import REASON_MAX_TOKENS, claim_scorer_base, resolve_reason_mode
 from troth.sentences import split_sentences
 
 REASON_LABELS = (("no", "Irrelevant"), ("unsure", "Partly relevant"), ("yes", "Relevant"))
@@ -68,7 +67,7 @@ def make_reason(scale: float, weight: float, mode: str) -> Any:
                 R.reason_prompt(score, scale, weight, ctx.run.input, verdicts),
                 R.RelevancyReason,
                 system=R.REASON_SYSTEM,
-                max_tokens=REASON_MAX_TOKENS,
+                max_tokens=C.REASON_MAX_TOKENS,
             )
             text = answer.reason.strip()
         return text + "".join(" " + n for n in ctx.results.notes)
@@ -95,8 +94,8 @@ def create_answer_relevancy_scorer(
         raise ValueError(f"uncertainty_weight must be between 0 and 1, not {uncertainty_weight!r}")
     judge = resolve_judge(model)
     scale_value = C.validate_scale(scale)
-    mode = resolve_reason_mode(reason, judge)
-    base = claim_scorer_base(
+    mode = C.resolve_reason_mode(reason, judge)
+    base = C.claim_scorer_base(
         id="answer-relevancy",
         description="Share of the output's statements that address the question.",
         prompt_version=R.VERSION,

@@ -16,9 +16,9 @@ from typing import Any
 
 from troth.errors import ContextTooLongError, JudgeOutputError, JudgeTruncatedError
 from troth.evidence import locate
-from troth.judges.judge import OutputCheckError
+from troth.judges.judge import Judge, OutputCheckError
 from troth.prompts import claims as P
-from troth.scorers.base import StepContext
+from troth.scorers.base import Scorer, StepContext, create_scorer, resolve_judge
 from troth.scorers.context import assistant_text, is_messages, tool_results, user_text
 from troth.sentences import split_sentences
 from troth.types import ScorerRun
@@ -283,3 +283,126 @@ def reason_notes(ctx: StepContext, verdicts: list[dict[str, Any]]) -> str:
         notes.append(P.UNVERIFIED_EVIDENCE_NOTE + " ".join(f'"{c}"' for c in bad))
     notes.extend(ctx.results.notes)
     return "".join(" " + n for n in notes)
+
+
+REASON_MAX_TOKENS = 512
+
+
+def resolve_reason_mode(reason: str, judge: Judge | None) -> str:
+    """``auto`` is ``template`` for the local judge, ``judge`` otherwise."""
+    if reason not in ("auto", "judge", "template"):
+        raise ValueError(f"reason must be 'auto', 'judge' or 'template', not {reason!r}")
+    if reason == "auto":
+        return "template" if judge is not None and judge.is_local else "judge"
+    return reason
+
+
+def claim_scorer_base(
+    *,
+    id: str,
+    description: str,
+    prompt_version: str,
+    judge: Judge | None,
+    context: list[str] | str | None,
+    get_context: GetContext | None,
+    batch_size: int,
+    max_context_chars: int,
+    sentence_fallback: bool | None,
+    require_input: bool = False,
+) -> Scorer:
+    """A scorer with the shared run preparation and claim extraction; callers add the rest."""
+    static_context = validate_context(context)
+    validate_positive_int(batch_size, "batch_size")
+    validate_positive_int(max_context_chars, "max_context_chars")
+    if static_context is not None:
+        check_context_size(static_context, max_context_chars)
+    if get_context is not None and not callable(get_context):
+        raise TypeError("get_context must be a function of the run")
+    if sentence_fallback is None:
+        sentence_fallback = judge is not None and judge.is_local
+    base = create_scorer(id=id, description=description, judge=judge, version="1", prompt_version=prompt_version)
+    return replace(
+        base.preprocess(make_extract(sentence_fallback)),
+        prepare=make_prepare(static_context, max_context_chars, get_context, require_input),
+    )
+
+
+def make_share_score(scale: float, labels: tuple[str, ...]) -> Callable[[StepContext], float]:
+    """Score step: share of verdicts with one of ``labels``, times ``scale``, rounded to 2 decimals."""
+
+    def score(ctx: StepContext) -> float:
+        verdicts = (ctx.results.analyze or {}).get("verdicts", [])
+        if not verdicts:
+            return 0.0
+        return round(count(verdicts, *labels) / len(verdicts) * scale, 2)
+
+    return score
+
+
+def make_context_reason(
+    prompts: Any, scale: float, mode: str, labels: tuple[tuple[str, str], ...]
+) -> Callable[[StepContext], Awaitable[str]]:
+    """Reason step of a context-verdict scorer; ``prompts`` is its prompt module.
+
+    No claims and no context get reasons written by code; otherwise the judge explains the
+    score (``mode="judge"``) or a template lists the claims by verdict.
+    """
+
+    async def reason(ctx: StepContext) -> str:
+        verdicts = (ctx.results.analyze or {}).get("verdicts", [])
+        score = ctx.results.score or 0.0
+        if not verdicts:
+            return str(prompts.NO_CLAIMS_REASON)
+        if not ctx.run.context:
+            return str(prompts.NO_CONTEXT_REASON.format(n=len(verdicts), scale=scale))
+        if mode == "template":
+            text = template_reason(score, scale, verdicts, prompts.TEMPLATE_HEADLINE, labels)
+        else:
+            answer = await ctx.ask(
+                prompts.reason_prompt(score, scale, verdicts),
+                prompts.ScoreReason,
+                system=prompts.REASON_SYSTEM,
+                max_tokens=REASON_MAX_TOKENS,
+            )
+            text = answer.reason.strip()
+        return text + reason_notes(ctx, verdicts)
+
+    return reason
+
+
+def create_context_claim_scorer(
+    *,
+    id: str,
+    description: str,
+    prompts: Any,
+    score_labels: tuple[str, ...],
+    reason_labels: tuple[tuple[str, str], ...],
+    model: str | Judge,
+    context: list[str] | str | None,
+    get_context: GetContext | None,
+    scale: float,
+    reason: str,
+    batch_size: int,
+    max_context_chars: int,
+    sentence_fallback: bool | None,
+) -> Scorer:
+    """A scorer whose score is the share of claims with given verdicts against the context."""
+    judge = resolve_judge(model)
+    scale_value = validate_scale(scale)
+    mode = resolve_reason_mode(reason, judge)
+    base = claim_scorer_base(
+        id=id,
+        description=description,
+        prompt_version=prompts.VERSION,
+        judge=judge,
+        context=context,
+        get_context=get_context,
+        batch_size=batch_size,
+        max_context_chars=max_context_chars,
+        sentence_fallback=sentence_fallback,
+    )
+    return (
+        base.analyze(make_context_verdicts(batch_size))
+        .generate_score(make_share_score(scale_value, score_labels))
+        .generate_reason(make_context_reason(prompts, scale_value, mode, reason_labels))
+    )
