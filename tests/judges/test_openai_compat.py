@@ -193,3 +193,14 @@ def test_api_key_never_leaks(server: FakeOpenAIServer, judge: Judge) -> None:
         scorer.run(output="A claim.")
     texts += [str(info.value), repr(info.value), str(info.value.__cause__), str(info.value.partial)]
     assert not [t for t in texts if SECRET_KEY in t]
+
+
+async def test_rate_limit_beyond_client_retries_is_waited_out(server: FakeOpenAIServer) -> None:
+    judge = Judge("m", base_url=server.base_url, api_key="k", max_retries=0, rate_limit_wait=10)
+    server.enqueue(Reply(status=429), Reply(status=429), {"value": 9})
+    answer, usage = await judge.generate("q", Answer, step="s")
+    assert answer.value == 9 and len(server.requests) == 3
+    impatient = Judge("m", base_url=server.base_url, api_key="k", max_retries=0, rate_limit_wait=0)
+    server.enqueue(Reply(status=429))
+    with pytest.raises(JudgeConnectionError, match="HTTP 429"):
+        await impatient.generate("q", Answer, step="s")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from troth.store import SQLiteStore
 from troth.testing import FakeOpenAIServer, ScriptedJudge
 
 USER_TESTS = """
@@ -28,7 +28,7 @@ def test_plugin_options_fixture_summary_and_store(
 ) -> None:
     server.responder = ScriptedJudge(verdicts={"Oslo": ("yes", "Oslo is the capital")}, default=("no", ""))
     pytester.makepyfile(test_user=USER_TESTS)
-    store = tmp_path / "scores.jsonl"
+    store = tmp_path / "scores.db"
     result = pytester.runpytest_subprocess(
         "--troth-model",
         "judge-under-test",
@@ -46,12 +46,13 @@ def test_plugin_options_fixture_summary_and_store(
             "FAIL faithfulness          0 (threshold 1)  test_user.py::test_bad",
         ]
     )
-    rows = [json.loads(line) for line in store.read_text().splitlines()]
-    assert [(r["test"], r["score"], r["passed"]) for r in rows] == [
-        ("test_user.py::test_good", 1.0, True),
-        ("test_user.py::test_bad", 0.0, False),
+    runs = sorted(SQLiteStore(store).list_runs(limit=10), key=lambda r: r.item_id or "")
+    assert [(r.item_id, r.score, r.result) for r in runs] == [
+        ("test_user.py::test_bad", 0.0, {"threshold": 1.0, "passed": False}),
+        ("test_user.py::test_good", 1.0, {"threshold": 1.0, "passed": True}),
     ]
-    assert all(r["usage"]["analyze"]["model"] == "judge-under-test" for r in rows)
+    assert all(r.judge_model == "judge-under-test" and r.eval_id and r.eval_id.startswith("pytest-") for r in runs)
+    assert runs[0].verdicts[0]["verdict"] == "no"
 
 
 def test_plugin_help_lists_options(pytester: pytest.Pytester) -> None:

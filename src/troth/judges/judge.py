@@ -323,7 +323,7 @@ class Judge:
             if hit is not None:
                 return Completion(text=hit["text"], finish_reason=hit["finish_reason"], attempts=0), True
         waited = 0.0
-        delay = 2.0
+        delay = 1.0
         while True:
             try:
                 async with settings.limiter or contextlib.nullcontext():

@@ -2,19 +2,21 @@
 
 pytest --troth-model openai/gpt-4o-mini
 pytest --troth-model my-model --troth-base-url http://127.0.0.1:8000/v1
-pytest --troth-store results.jsonl      # every score of the session, one JSON line each
+pytest --troth-store .troth/troth.db    # save every score of the session in the store
 """
 
 from __future__ import annotations
 
-import json
 import os
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from troth.judges.judge import Judge
+from troth.store.base import RunRecord
+from troth.store.sqlite import SQLiteStore, now
 from troth.testing import asserts
 from troth.types import ScoreResult
 
@@ -22,27 +24,48 @@ _KEY = pytest.StashKey["ScoreLog"]()
 
 
 class ScoreLog:
-    """Scores recorded by the assert helpers during the session."""
+    """Scores recorded by the assert helpers during the session (and saved to the store if given)."""
 
     def __init__(self, store: Path | None) -> None:
         self.rows: list[tuple[str, str, float, float, bool]] = []
-        self.store = store
+        self.store = SQLiteStore(store) if store is not None else None
+        self.eval_id = "pytest-" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
         self.current_test = ""
 
     def __call__(self, name: str, result: ScoreResult, threshold: float, passed: bool) -> None:
         self.rows.append((self.current_test, name, result.score, threshold, passed))
-        if self.store is not None:
-            record: dict[str, Any] = {"test": self.current_test, "threshold": threshold, "passed": passed}
-            record.update(result.to_dict())
-            with self.store.open("a", encoding="utf-8") as fh:
-                fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
+        if self.store is None:
+            return
+        analyze = result.analyze_step_result
+        self.store.save_run(
+            RunRecord(
+                run_id=result.run_id,
+                scorer_id=result.scorer_id,
+                eval_id=self.eval_id,
+                item_id=self.current_test,
+                prompt_version=result.prompt_version,
+                judge_model=next((u.model for u in result.usage.values()), None),
+                claims=result.preprocess_step_result,
+                verdicts=analyze.get("verdicts") if isinstance(analyze, dict) else None,
+                score=result.score,
+                reason=result.reason,
+                prompts={
+                    "preprocess": result.preprocess_prompt,
+                    "analyze": result.analyze_prompt,
+                    "generate_reason": result.generate_reason_prompt,
+                },
+                usage={k: u.to_dict() for k, u in result.usage.items()},
+                result={"threshold": threshold, "passed": passed},
+                finished_at=now(),
+            )
+        )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("troth", "troth faithfulness scoring")
     group.addoption("--troth-model", help="judge for troth's assert helpers: 'provider/model' or 'local'")
     group.addoption("--troth-base-url", help="OpenAI-compatible server for --troth-model")
-    group.addoption("--troth-store", help="append every score of the session to this JSON-lines file")
+    group.addoption("--troth-store", help="save every score of the session in this SQLite store")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -62,6 +85,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     log = config.stash.get(_KEY, None)
     if log is not None:
         asserts.remove_recorder(log)
+        if log.store is not None:
+            log.store.close()
 
 
 @pytest.hookimpl(wrapper=True)
