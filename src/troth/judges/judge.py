@@ -31,6 +31,8 @@ from troth.types import StepUsage
 
 T = TypeVar("T", bound=BaseModel)
 
+LOCAL_MAX_TOKENS = 1024
+
 _FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
@@ -93,8 +95,8 @@ class Judge:
         base_url: str | None = None,
         api_key: str | None = None,
         temperature: float = 0.0,
-        max_tokens: int = 2048,
-        max_tokens_limit: int = 8192,
+        max_tokens: int | None = None,
+        max_tokens_limit: int | None = None,
         timeout: float = 60.0,
         max_retries: int = 4,
         output_retries: int = 2,
@@ -107,14 +109,20 @@ class Judge:
             raise TypeError(f"model must be a non-empty string, not {model!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be > 0, not {timeout!r}")
-        if max_tokens <= 0 or max_tokens_limit < max_tokens:
-            raise ValueError("max_tokens must be > 0 and no larger than max_tokens_limit")
         if max_retries < 0 or output_retries < 0:
             raise ValueError("max_retries and output_retries must be >= 0")
         if base_url is None and backend is None:
             self._provider, self._model_name = split_model(model)
         else:
             self._provider, self._model_name = "custom", model
+        # A small local model that loops is slow to stop: keep its budget tight and fixed.
+        local = self._provider == LOCAL_PROVIDER or bool(getattr(backend, "is_local", False))
+        if max_tokens is None:
+            max_tokens = LOCAL_MAX_TOKENS if local else 2048
+        if max_tokens_limit is None:
+            max_tokens_limit = max_tokens if local else max(8192, max_tokens)
+        if max_tokens <= 0 or max_tokens_limit < max_tokens:
+            raise ValueError("max_tokens must be > 0 and no larger than max_tokens_limit")
         self.model = model
         self.instructions = instructions
         self.base_url = base_url
