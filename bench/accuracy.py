@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "model": judge.model_id,
         "troth_version": troth.__version__,
-        "prompt_version": "faithfulness-v1",
+        "prompt_version": create_faithfulness_scorer(judge).prompt_version,
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "machine": platform.platform(),
         "python": platform.python_version(),
