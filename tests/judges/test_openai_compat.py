@@ -199,6 +199,7 @@ async def test_rate_limit_beyond_client_retries_is_waited_out(server: FakeOpenAI
     judge = Judge("m", base_url=server.base_url, api_key="k", max_retries=0, rate_limit_wait=10)
     server.enqueue(Reply(status=429), Reply(status=429), {"value": 9})
     answer, usage = await judge.generate("q", Answer, step="s")
+    assert usage.calls == 1
     assert answer.value == 9 and len(server.requests) == 3
     impatient = Judge("m", base_url=server.base_url, api_key="k", max_retries=0, rate_limit_wait=0)
     server.enqueue(Reply(status=429))
