@@ -6,10 +6,10 @@ import functools
 from string import Template
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
 from troth.prompts import claims
-from troth.prompts.common import block, render
+from troth.prompts.common import block, narrow_verdicts, render
 
 VERSION = f"{claims.VERSION}/answer-relevancy-v1"
 
@@ -29,13 +29,7 @@ class StatementVerdicts(BaseModel):
 @functools.lru_cache(maxsize=256)
 def verdicts_schema(claim_ids: tuple[str, ...]) -> type[StatementVerdicts]:
     """StatementVerdicts narrowed to one batch of ids."""
-    id_type: Any = Literal[claim_ids]
-    item = create_model("StatementVerdict", __base__=StatementVerdict, claim_id=(id_type, ...))
-    return create_model(
-        "StatementVerdicts",
-        __base__=StatementVerdicts,
-        verdicts=(list[item], Field(max_length=len(claim_ids))),  # type: ignore[valid-type]
-    )
+    return narrow_verdicts(StatementVerdicts, StatementVerdict, claim_ids)
 
 
 ANALYZE_SYSTEM = "You judge whether the statements of an answer address the question that was asked."

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import functools
 from string import Template
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
-from troth.prompts.common import block, render
+from troth.prompts.common import block, narrow_verdicts, render
 
 VERSION = "claims-v1"
 
@@ -47,17 +47,8 @@ class ClaimVerdicts(BaseModel):
 
 @functools.lru_cache(maxsize=256)
 def verdicts_schema(claim_ids: tuple[str, ...]) -> type[ClaimVerdicts]:
-    """ClaimVerdicts narrowed to one batch: ids limited to ``claim_ids``, at most one per id.
-
-    Servers and grammars that enforce the JSON schema then cannot return unknown ids.
-    """
-    id_type: Any = Literal[claim_ids]
-    item = create_model("ClaimVerdict", __base__=ClaimVerdict, claim_id=(id_type, ...))
-    return create_model(
-        "ClaimVerdicts",
-        __base__=ClaimVerdicts,
-        verdicts=(list[item], Field(max_length=len(claim_ids))),  # type: ignore[valid-type]
-    )
+    """ClaimVerdicts narrowed to one batch of claim ids."""
+    return narrow_verdicts(ClaimVerdicts, ClaimVerdict, claim_ids)
 
 
 EXTRACT_SYSTEM = "You split a text into atomic factual claims so that each claim can be checked against a source."
@@ -186,5 +177,5 @@ def analyze_prompt(context: list[str], claims: list[tuple[str, str]]) -> str:
 SENTENCE_FALLBACK_NOTE = (
     "(The judge could not extract claims, so each sentence of the output was checked as one claim.)"
 )
-UNVERIFIED_EVIDENCE_NOTE = "Note: the judge's evidence quote was not found in the context for:"
+UNVERIFIED_EVIDENCE_NOTE = "Note: the judge's evidence quote was not found in the context for: "
 NO_CONTEXT_VERDICT_REASON = "No context was available to check this claim."

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import re
 from string import Template
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, Field, create_model
+
+L = TypeVar("L", bound=BaseModel)
 
 # Tag names that prompts use to delimit data. Text inside a block that imitates one of
 # these tags is neutralised so that it cannot close the block and pose as instructions.
@@ -33,3 +38,18 @@ def block(tag: str, text: str, **attrs: object) -> str:
 def render(template: Template, **values: object) -> str:
     """Fill a template; every placeholder must be given."""
     return template.substitute({k: str(v) for k, v in values.items()})
+
+
+def narrow_verdicts(list_model: type[L], item_model: type[BaseModel], claim_ids: tuple[str, ...]) -> type[L]:
+    """``list_model`` (a ``verdicts`` list of ``item_model``) narrowed to one batch of claim ids.
+
+    Ids are limited to ``claim_ids`` and the list to one entry per id, so servers and grammars
+    that enforce the JSON schema cannot return unknown ids or extra verdicts.
+    """
+    id_type: Any = Literal[claim_ids]
+    item = create_model(item_model.__name__, __base__=item_model, claim_id=(id_type, ...))
+    return create_model(
+        list_model.__name__,
+        __base__=list_model,
+        verdicts=(list[item], Field(max_length=len(claim_ids))),  # type: ignore[valid-type]
+    )
