@@ -8,6 +8,17 @@ from typing import Any, Protocol
 Message = dict[str, str]
 
 
+def bare_choice(text: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+    """For a schema with a single enum field, read a bare one-word answer ("yes.") as that field."""
+    props = schema.get("properties") or {}
+    if len(props) != 1:
+        return None
+    ((name, spec),) = props.items()
+    choices = spec.get("enum") if isinstance(spec, dict) else None
+    word = text.strip().strip(".\"'`* \n").lower()
+    return {name: word} if choices and word in choices else None
+
+
 @dataclass(frozen=True)
 class Completion:
     """One raw completion from a backend."""

@@ -23,7 +23,7 @@ from troth.errors import (
     JudgeTruncatedError,
     MissingAPIKeyError,
 )
-from troth.judges.base import Backend, Completion, Message
+from troth.judges.base import Backend, Completion, Message, bare_choice
 from troth.judges.calls import CALL_SETTINGS, CallSettings, cache_key
 from troth.judges.registry import LOCAL_PROVIDER, PROVIDERS, StructuredMode, split_model
 from troth.prompts.common import REPAIR_REQUEST, SCHEMA_INSTRUCTION, render
@@ -379,6 +379,9 @@ def parse_json_output(text: str, schema: type[T]) -> T:
     try:
         data = json.loads(candidate)
     except json.JSONDecodeError:
+        bare = bare_choice(candidate, schema.model_json_schema())
+        if bare is not None:
+            return schema.model_validate(bare)
         start, end = candidate.find("{"), candidate.rfind("}")
         if start == -1 or end <= start:
             raise ValueError(f"the reply is not valid JSON: {candidate[:120]!r}") from None

@@ -15,7 +15,7 @@ import threading
 from typing import Any
 
 from troth.errors import ContextTooLongError, MissingDependencyError, ModelLoadError
-from troth.judges.base import Completion, Message
+from troth.judges.base import Completion, Message, bare_choice
 from troth.judges.local_models import ResolvedModel, check_gguf, resolve_model
 
 DEFAULT_N_CTX = 8192
@@ -54,7 +54,7 @@ def _looks_valid(text: str, schema: dict[str, Any]) -> bool:
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
-        return False
+        return bare_choice(text, schema) is not None
     return isinstance(data, dict) and all(k in data for k in schema.get("required", []))
 
 

@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from troth.prompts.common import block, narrow_verdicts, render
+from troth.prompts.common import block, escape_data, narrow_verdicts, render
 
 VERSION = "claims-v1"
 
@@ -177,5 +177,39 @@ def analyze_prompt(context: list[str], claims: list[tuple[str, str]]) -> str:
 SENTENCE_FALLBACK_NOTE = (
     "(The judge could not extract claims, so each sentence of the output was checked as one claim.)"
 )
+
+
+class SingleVerdict(BaseModel):
+    """A one-claim verdict, for small local models (answered with one word)."""
+
+    verdict: Literal["yes", "no", "unsure"]
+
+
+# One claim per request, the context first: llama.cpp reuses the evaluated context for every
+# claim of an item, and a one-word answer is both faster and, for a 1.5B model, more accurate
+# than a JSON list of verdicts with quotes and reasons.
+SINGLE_VERDICT_SYSTEM = "You check a claim against a document. Answer with one word: yes, no or unsure."
+
+SINGLE_VERDICT_USER = Template(
+    """Document:
+$context
+
+Claim: $claim
+
+Does the document support the claim? Answer yes if the document states it, no if the document contradicts it (for example a different number, date or name), unsure if the document does not say. Answer with one word."""
+)
+
+SINGLE_VERDICT_REASON = {
+    "yes": "The local judge found the claim stated in the context.",
+    "no": "The local judge found the claim contradicted by the context.",
+    "unsure": "The local judge found nothing in the context about the claim.",
+}
+
+
+def single_verdict_prompt(context: list[str], claim: str) -> str:
+    """The one-claim verdict prompt (document text escaped like every data block)."""
+    return render(SINGLE_VERDICT_USER, context=escape_data("\n\n".join(context)), claim=escape_data(claim))
+
+
 UNVERIFIED_EVIDENCE_NOTE = "Note: the judge's evidence quote was not found in the context for: "
 NO_CONTEXT_VERDICT_REASON = "No context was available to check this claim."

@@ -228,6 +228,19 @@ async def ask_against_context(ctx: StepContext, batch: list[tuple[str, str]]) ->
     )
 
 
+async def single_verdict(ctx: StepContext, context: list[str], claim: str) -> dict[str, Any]:
+    """One claim, one request, a one-word verdict: the local judge's way (no quote, no reason)."""
+    answer = await ctx.ask(
+        P.single_verdict_prompt(context, claim), P.SingleVerdict, system=P.SINGLE_VERDICT_SYSTEM, max_tokens=16
+    )
+    return {
+        "claim": claim,
+        "verdict": answer.verdict,
+        "reason": P.SINGLE_VERDICT_REASON[answer.verdict],
+        "evidence": None,
+    }
+
+
 def make_context_verdicts(batch_size: int) -> Callable[[StepContext], Awaitable[dict[str, list[dict[str, Any]]]]]:
     """Analyze step: one verdict per claim against the context, with located evidence."""
 
@@ -243,6 +256,8 @@ def make_context_verdicts(batch_size: int) -> Callable[[StepContext], Awaitable[
                     for c in claims
                 ]
             }
+        if ctx.judge is not None and ctx.judge.is_local:
+            return {"verdicts": [await single_verdict(ctx, context, claim) for claim in claims]}
         verdicts = []
         for claim, v in await judge_in_batches(ctx, claims, batch_size, ask_against_context):
             evidence = locate(v.evidence, context)
