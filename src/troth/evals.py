@@ -26,8 +26,7 @@ from troth.errors import ScorerRunError, TrothError
 from troth.judges.calls import CALL_SETTINGS, CallSettings
 from troth.scorers.base import Scorer
 from troth.scorers.context import is_messages, tool_results
-from troth.store.base import RunRecord, Store, open_store
-from troth.store.sqlite import now
+from troth.store.base import RunRecord, Store, now, open_store
 from troth.types import ScoreResult, StepUsage
 
 ITEM_FIELDS = {"id", "input", "output", "context", "ground_truth", "metadata"}
@@ -256,36 +255,27 @@ def _record(
     error: ItemError | None,
     started: str,
 ) -> RunRecord:
-    judge_model = scorer.judge.model_id if scorer.judge else None
-    analyze = result.analyze_step_result if result else None
+    fields: dict[str, Any] = {
+        "scorer_id": scorer.id,
+        "eval_id": eval_id,
+        "item_id": item["id"],
+        "scorer_version": scorer.version,
+        "prompt_version": scorer.prompt_version,
+        "judge_model": scorer.judge.model_id if scorer.judge else None,
+        "input": item["input"],
+        "output": item["output"],
+        "context": item["context"],
+        "created_at": started,
+    }
+    if result is not None:
+        return RunRecord.from_result(result, result=_jsonable(result.to_dict()), **fields)
+    assert error is not None
     return RunRecord(
-        run_id=result.run_id if result else str(uuid.uuid4()),
-        scorer_id=scorer.id,
-        eval_id=eval_id,
-        item_id=item["id"],
-        scorer_version=scorer.version,
-        prompt_version=scorer.prompt_version,
-        judge_model=judge_model,
-        input=item["input"],
-        output=item["output"],
-        context=item["context"],
-        claims=result.preprocess_step_result if result else None,
-        verdicts=analyze.get("verdicts") if isinstance(analyze, dict) else None,
-        score=result.score if result else None,
-        reason=result.reason if result else None,
-        prompts={
-            "preprocess": result.preprocess_prompt,
-            "analyze": result.analyze_prompt,
-            "generate_reason": result.generate_reason_prompt,
-        }
-        if result
-        else {},
-        usage={k: u.to_dict() for k, u in result.usage.items()} if result else {},
-        result=_jsonable(result.to_dict()) if result else None,
-        error=f"{error.type}: {error.message}" if error else None,
-        error_step=error.step if error else None,
-        created_at=started,
+        run_id=str(uuid.uuid4()),
+        error=f"{error.type}: {error.message}",
+        error_step=error.step,
         finished_at=now(),
+        **fields,
     )
 
 
@@ -321,8 +311,8 @@ async def arun_evals(
         missing = next(it["id"] for it in items if it["output"] is None)
         raise ValueError(f"item {missing!r} has no 'output' and no target was given to produce one")
     for entry in entries:
-        if entry.scorer.judge is not None:
-            entry.scorer.judge.backend()  # configuration errors before any work
+        for judge in entry.scorer.judges():
+            judge.backend()  # configuration errors before any work
     kept: Store | None = open_store(store)
     eval_id = eval_id or f"eval-{uuid.uuid4().hex[:12]}"
     done = kept.completed(eval_id) if kept is not None else {}
@@ -393,8 +383,8 @@ async def arun_evals(
     finally:
         CALL_SETTINGS.reset(token)
         for entry in entries:
-            if entry.scorer.judge is not None:
-                await entry.scorer.judge.aclose()
+            for judge in entry.scorer.judges():
+                await judge.aclose()
         if kept is not None and store is not kept:
             kept.close()
     return EvalResult(eval_id, list(results), _summarise(results, entries, time.perf_counter() - started_at))

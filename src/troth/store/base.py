@@ -7,11 +7,19 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from troth.types import ScoreResult
+
 DEFAULT_PATH = Path(".troth") / "troth.db"
 ENV_STORE = "TROTH_STORE"
+
+
+def now() -> str:
+    """The current UTC time as stored (ISO 8601, milliseconds)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass
@@ -39,6 +47,30 @@ class RunRecord:
     error_step: str | None = None
     created_at: str | None = None
     finished_at: str | None = None
+
+    @classmethod
+    def from_result(cls, result: ScoreResult, /, **fields: Any) -> RunRecord:
+        """A record of ``result`` (claims, verdicts, score, reason, prompts, usage), finished now;
+        ``fields`` add or override the rest (eval and item ids, input, output, ...)."""
+        analyze = result.analyze_step_result
+        data: dict[str, Any] = {
+            "run_id": result.run_id,
+            "scorer_id": result.scorer_id,
+            "prompt_version": result.prompt_version,
+            "claims": result.preprocess_step_result,
+            "verdicts": analyze.get("verdicts") if isinstance(analyze, dict) else None,
+            "score": result.score,
+            "reason": result.reason,
+            "prompts": {
+                "preprocess": result.preprocess_prompt,
+                "analyze": result.analyze_prompt,
+                "generate_reason": result.generate_reason_prompt,
+            },
+            "usage": {k: u.to_dict() for k, u in result.usage.items()},
+            "finished_at": now(),
+        }
+        data.update(fields)
+        return cls(**data)
 
 
 class Store(Protocol):

@@ -12,12 +12,11 @@ import os
 import sqlite3
 import threading
 from dataclasses import asdict, fields
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from troth.errors import ConfigError
-from troth.store.base import RunRecord
+from troth.store.base import RunRecord, now
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
@@ -60,10 +59,6 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
 
 _JSON_FIELDS = {"input", "output", "context", "claims", "verdicts", "prompts", "usage", "result"}
 _COLUMNS = [f.name for f in fields(RunRecord)]
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 class SQLiteStore:

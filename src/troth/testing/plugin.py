@@ -16,7 +16,7 @@ import pytest
 
 from troth.judges.judge import Judge
 from troth.store.base import RunRecord
-from troth.store.sqlite import SQLiteStore, now
+from troth.store.sqlite import SQLiteStore
 from troth.testing import asserts
 from troth.types import ScoreResult
 
@@ -36,27 +36,13 @@ class ScoreLog:
         self.rows.append((self.current_test, name, result.score, threshold, passed))
         if self.store is None:
             return
-        analyze = result.analyze_step_result
         self.store.save_run(
-            RunRecord(
-                run_id=result.run_id,
-                scorer_id=result.scorer_id,
+            RunRecord.from_result(
+                result,
                 eval_id=self.eval_id,
                 item_id=self.current_test,
-                prompt_version=result.prompt_version,
                 judge_model=next((u.model for u in result.usage.values()), None),
-                claims=result.preprocess_step_result,
-                verdicts=analyze.get("verdicts") if isinstance(analyze, dict) else None,
-                score=result.score,
-                reason=result.reason,
-                prompts={
-                    "preprocess": result.preprocess_prompt,
-                    "analyze": result.analyze_prompt,
-                    "generate_reason": result.generate_reason_prompt,
-                },
-                usage={k: u.to_dict() for k, u in result.usage.items()},
                 result={"threshold": threshold, "passed": passed},
-                finished_at=now(),
             )
         )
 
