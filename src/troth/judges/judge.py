@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import json
 import os
 import random
@@ -115,12 +114,12 @@ class Judge:
             self._provider, self._model_name = split_model(model)
         else:
             self._provider, self._model_name = "custom", model
+        self._backend = backend
         # A small local model that loops is slow to stop: keep its budget tight and fixed.
-        local = self._provider == LOCAL_PROVIDER or bool(getattr(backend, "is_local", False))
         if max_tokens is None:
-            max_tokens = LOCAL_MAX_TOKENS if local else 2048
+            max_tokens = LOCAL_MAX_TOKENS if self.is_local else 2048
         if max_tokens_limit is None:
-            max_tokens_limit = max_tokens if local else max(8192, max_tokens)
+            max_tokens_limit = max_tokens if self.is_local else max(8192, max_tokens)
         if max_tokens <= 0 or max_tokens_limit < max_tokens:
             raise ValueError("max_tokens must be > 0 and no larger than max_tokens_limit")
         self.model = model
@@ -136,7 +135,6 @@ class Judge:
         self.structured_output = structured_output
         self.seed = seed
         self.rate_limit_wait = rate_limit_wait
-        self._backend = backend
         self._memo = Memo()
 
     def __repr__(self) -> str:
@@ -220,9 +218,12 @@ class Judge:
         """
         if not cache:
             return await self._generate(prompt, schema, step=step, system=system, check=check, max_tokens=max_tokens)
-        key = hashlib.sha256(
-            json.dumps([self.model_id, system, prompt, schema.model_json_schema(), max_tokens]).encode()
-        ).hexdigest()
+        key = cache_key(
+            self.model_id,
+            [{"role": "system", "content": system or ""}, {"role": "user", "content": prompt}],
+            schema.model_json_schema(),
+            max_tokens=max_tokens,
+        )
         hit, value = await self._memo.get_or_run(
             key,
             lambda: self._generate(prompt, schema, step=step, system=system, check=check, max_tokens=max_tokens),

@@ -118,20 +118,19 @@ class LocalBackend:
                 )
             budget = min(max_tokens, self.n_ctx - prompt_tokens - 32)
             kwargs: dict[str, Any] = {"temperature": temperature, "max_tokens": budget, "seed": seed or 0}
-            if schema is not None and retry:  # an earlier free answer was invalid: use the grammar
-                response = llm.create_chat_completion(messages=messages, grammar=self._grammar(schema), **kwargs)
-                text, finish, (used_prompt, used_completion) = _unpack(response)
-                attempts = 1
-            else:
-                attempts = 1
-                response = llm.create_chat_completion(messages=messages, **kwargs)
-                text, finish, (used_prompt, used_completion) = _unpack(response)
-                if schema is not None and finish != "length" and not _looks_valid(text, schema):
-                    attempts = 2
-                    response = llm.create_chat_completion(messages=messages, grammar=self._grammar(schema), **kwargs)
-                    text, finish, usage = _unpack(response)
-                    used_prompt += usage[0]
-                    used_completion += usage[1]
+            # Free decoding first (faster); the grammar on a retry or when the free answer is invalid.
+            use_grammar = schema is not None and retry
+            attempts = used_prompt = used_completion = 0
+            while True:
+                grammar = {"grammar": self._grammar(schema)} if use_grammar and schema is not None else {}
+                response = llm.create_chat_completion(messages=messages, **grammar, **kwargs)
+                text, finish, (prompt_used, completion_used) = _unpack(response)
+                attempts += 1
+                used_prompt += prompt_used
+                used_completion += completion_used
+                if use_grammar or schema is None or finish == "length" or _looks_valid(text, schema):
+                    break
+                use_grammar = True
         if finish == "length" and budget < max_tokens:
             raise ContextTooLongError(
                 f"the answer was cut off at {budget} tokens because the prompt (about {prompt_tokens:,} tokens) "

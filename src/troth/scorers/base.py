@@ -163,7 +163,7 @@ class Scorer:
                     input, output, run_id=run_id, context=context, ground_truth=ground_truth, metadata=metadata
                 )
             finally:  # this event loop ends here: close its connections
-                for judge in self._judges():
+                for judge in self.judges():
                     await judge.aclose()
 
         return run_sync(once)
@@ -193,7 +193,7 @@ class Scorer:
         )
         if self.prepare is not None:
             run = await _maybe_await(self.prepare(run))
-        for judge in self._judges():
+        for judge in self.judges():
             judge.backend()  # configuration errors (missing key) before any request
 
         results = StepResults()
@@ -253,7 +253,8 @@ class Scorer:
             usage=usage,
         )
 
-    def _judges(self) -> list[Judge]:
+    def judges(self) -> list[Judge]:
+        """The scorer's judge and those of its prompt steps."""
         found = [self.judge] if self.judge else []
         for step in (self.preprocess_step, self.analyze_step, self.reason_step):
             if isinstance(step, PromptStep) and step.judge is not None:
