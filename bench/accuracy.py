@@ -74,6 +74,11 @@ async def score_all(rows: list[dict[str, Any]], judge: Judge, concurrency: int) 
                     "completion_tokens": sum(u.completion_tokens for u in result.usage.values()),
                     "verdicts": [v["verdict"] for v in result.analyze_step_result["verdicts"]],
                 }
+                p_yes = [
+                    v["probabilities"]["yes"] for v in result.analyze_step_result["verdicts"] if "probabilities" in v
+                ]
+                if p_yes:
+                    out["min_p_yes"] = min(p_yes)
             except troth.TrothError as exc:
                 out = {"id": row["id"], "label": row["label"], "error": f"{type(exc).__name__}: {exc}"}
             out["seconds"] = round(time.perf_counter() - started, 2)
@@ -91,6 +96,7 @@ async def score_all(rows: list[dict[str, Any]], judge: Judge, concurrency: int) 
 
 def summarise(items: list[dict[str, Any]], threshold: float, wall: float) -> dict[str, Any]:
     ok = [i for i in items if "error" not in i]
+    with_p = [i for i in ok if "min_p_yes" in i]  # local judge: the least supported claim's P(yes)
     labels = [i["label"] for i in ok]
     scores = [i["score"] for i in ok]
     half = len(ok) // 2
@@ -110,6 +116,9 @@ def summarise(items: list[dict[str, Any]], threshold: float, wall: float) -> dic
         **detection(labels, scores, threshold),
         "balanced_accuracy_tuned": sum(tuned_ok) / len(tuned_ok) if tuned_ok else None,
         "roc_auc": roc_auc(labels, scores),
+        "roc_auc_min_p_yes": roc_auc([i["label"] for i in with_p], [i["min_p_yes"] for i in with_p])
+        if len(with_p) == len(ok)
+        else None,
         "calls_per_item": sum(i["calls"] for i in ok) / n,
         "prompt_tokens_per_item": sum(i["prompt_tokens"] for i in ok) / n,
         "completion_tokens_per_item": sum(i["completion_tokens"] for i in ok) / n,
@@ -132,6 +141,7 @@ def markdown(report: dict[str, Any]) -> str:
         "balanced_accuracy",
         "balanced_accuracy_tuned",
         "roc_auc",
+        "roc_auc_min_p_yes",
         "f1",
         "calls_per_item",
         "prompt_tokens_per_item",

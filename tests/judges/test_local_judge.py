@@ -7,6 +7,7 @@ TROTH_REQUIRE_LOCAL_MODELS=1 (as in CI), where a missing model fails the test.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 from troth import ContextTooLongError, Judge, ModelLoadError, create_faithfulness_scorer
 from troth.errors import ModelNotFoundError
-from troth.judges.local_models import resolve_model
+from troth.judges.local_models import CALIBRATED_QWEN15_YES, resolve_model
 
 pytestmark = pytest.mark.local_model
 REQUIRED = os.environ.get("TROTH_REQUIRE_LOCAL_MODELS") == "1"
@@ -79,3 +80,55 @@ def test_default_model_catches_a_blatant_contradiction() -> None:
     assert verdicts, "no claims extracted"
     assert all(v["verdict"] != "yes" for v in verdicts if "Friday" in v["claim"])
     assert result.score < 1.0
+
+
+def test_choose_reads_probabilities_that_sum_to_one() -> None:
+    judge = Judge(need("smollm2-135m"))
+    assert judge.can_choose
+    choice, usage = asyncio.run(
+        judge.choose("Is the sky blue? Answer yes or no.", ("yes", "no", "unsure"), step="analyze")
+    )
+    assert set(choice.probabilities) == {"yes", "no", "unsure"}
+    assert sum(choice.probabilities.values()) == pytest.approx(1.0)
+    assert all(0.0 <= p <= 1.0 for p in choice.probabilities.values())
+    assert choice.best in {"yes", "no", "unsure"}
+    assert usage.calls == 1 and usage.prompt_tokens > 0 and usage.completion_tokens == 0
+    again, _ = asyncio.run(judge.choose("Is the sky blue? Answer yes or no.", ("yes", "no", "unsure"), step="a"))
+    assert again.probabilities == choice.probabilities  # deterministic
+
+
+def test_choose_refuses_choices_that_share_a_first_token() -> None:
+    judge = Judge(need("smollm2-135m"))
+    with pytest.raises(ValueError, match="start with the same token"):
+        asyncio.run(judge.choose("Pick one.", ("yes", "yes please"), step="analyze"))
+
+
+def test_choose_over_the_window_is_a_clear_error() -> None:
+    from troth.judges.local import LocalBackend
+
+    judge = Judge(need("smollm2-135m"), backend=LocalBackend(resolve_model("smollm2-135m"), n_ctx=512))
+    with pytest.raises(ContextTooLongError, match="window of 512"):
+        asyncio.run(judge.choose("The sky is blue. " * 400, ("yes", "no"), step="analyze"))
+
+
+def test_local_verdicts_carry_probabilities_and_follow_the_threshold() -> None:
+    context = ["The quarterly meeting takes place on Tuesday, 4 March, in Room 12."]
+    output = "The quarterly meeting takes place on Tuesday."
+    lenient = create_faithfulness_scorer(Judge(need("smollm2-135m"), yes_threshold=0.01), context=context)
+    strict = create_faithfulness_scorer(Judge("local/smollm2-135m", yes_threshold=0.999999), context=context)
+    for scorer, expect_yes in ((lenient, True), (strict, False)):
+        verdicts = scorer.run(output=output).analyze_step_result["verdicts"]
+        assert verdicts
+        for v in verdicts:
+            probs = v["probabilities"]
+            assert set(probs) == {"yes", "no", "unsure"}
+            assert (v["verdict"] == "yes") is expect_yes, (v, expect_yes)
+            if not expect_yes:  # below the threshold: the likelier of no and unsure
+                assert v["verdict"] == ("no" if probs["no"] >= probs["unsure"] else "unsure")
+
+
+def test_packaged_default_model_is_calibrated() -> None:
+    judge = Judge(need("qwen2.5-coder-1.5b"))
+    assert judge.yes_threshold == CALIBRATED_QWEN15_YES
+    assert Judge("local/qwen2.5-coder-1.5b", yes_threshold=0.7).yes_threshold == 0.7
+    assert Judge(need("smollm2-135m")).yes_threshold == 0.5  # nobody calibrated it

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from tests.conftest import SECRET_KEY
 from troth import (
+    ConfigError,
     JudgeConnectionError,
     JudgeOutputError,
     JudgeTruncatedError,
@@ -205,3 +206,16 @@ async def test_rate_limit_beyond_client_retries_is_waited_out(server: FakeOpenAI
     server.enqueue(Reply(status=429))
     with pytest.raises(JudgeConnectionError, match="HTTP 429"):
         await impatient.generate("q", Answer, step="s")
+
+
+async def test_http_judge_cannot_choose(server: FakeOpenAIServer, judge: Judge) -> None:
+    assert not judge.can_choose
+    with pytest.raises(ConfigError, match="cannot report answer probabilities"):
+        await judge.choose("Is it?", ("yes", "no"), step="analyze")
+    assert server.requests == []  # refused before any request
+
+
+def test_yes_threshold_must_be_a_probability() -> None:
+    with pytest.raises(ValueError, match="yes_threshold must be between 0 and 1"):
+        Judge("local", yes_threshold=1.5)
+    assert Judge("m", base_url="http://127.0.0.1:9/v1", yes_threshold=0.8).yes_threshold == 0.8

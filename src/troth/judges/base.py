@@ -30,6 +30,18 @@ class Completion:
     attempts: int = 1
 
 
+@dataclass(frozen=True)
+class Choice:
+    """A backend's probabilities for each of a fixed set of one-word answers (they sum to 1)."""
+
+    probabilities: dict[str, float]
+    prompt_tokens: int = 0
+
+    @property
+    def best(self) -> str:
+        return max(self.probabilities, key=lambda k: self.probabilities[k])
+
+
 class Backend(Protocol):
     """Sends chat messages to a model and returns its raw completion.
 
@@ -37,6 +49,9 @@ class Backend(Protocol):
     backend constrains the output with it when it can. ``retry`` is True when an earlier
     answer to the same request was invalid (a backend may then decode more strictly). Transport failures are raised
     as :class:`troth.errors.JudgeConnectionError` after the backend's own retries.
+
+    A backend that can read the model's next-token probabilities may also offer
+    ``choose(messages, choices) -> Choice`` (the local backend does); see :meth:`Judge.choose`.
     """
 
     model_id: str

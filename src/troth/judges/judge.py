@@ -10,19 +10,20 @@ import random
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from troth.errors import (
+    ConfigError,
     JudgeConnectionError,
     JudgeError,
     JudgeOutputError,
     JudgeTruncatedError,
     MissingAPIKeyError,
 )
-from troth.judges.base import Backend, Completion, Message, bare_choice
+from troth.judges.base import Backend, Choice, Completion, Message, bare_choice
 from troth.judges.calls import CALL_SETTINGS, CallSettings, cache_key
 from troth.judges.registry import LOCAL_PROVIDER, PROVIDERS, StructuredMode, split_model
 from troth.prompts.common import REPAIR_REQUEST, SCHEMA_INSTRUCTION, render
@@ -102,12 +103,15 @@ class Judge:
         structured_output: StructuredMode | None = None,
         seed: int | None = None,
         rate_limit_wait: float = 120.0,
+        yes_threshold: float | None = None,
         backend: Backend | None = None,
     ) -> None:
         if not isinstance(model, str) or not model.strip():
             raise TypeError(f"model must be a non-empty string, not {model!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be > 0, not {timeout!r}")
+        if yes_threshold is not None and not 0.0 < yes_threshold < 1.0:
+            raise ValueError(f"yes_threshold must be between 0 and 1, not {yes_threshold!r}")
         if max_retries < 0 or output_retries < 0:
             raise ValueError("max_retries and output_retries must be >= 0")
         if base_url is None and backend is None:
@@ -135,6 +139,7 @@ class Judge:
         self.structured_output = structured_output
         self.seed = seed
         self.rate_limit_wait = rate_limit_wait
+        self._yes_threshold = yes_threshold
         self._memo = Memo()
 
     def __repr__(self) -> str:
@@ -190,6 +195,46 @@ class Judge:
             timeout=self.timeout,
             max_retries=self.max_retries,
         )
+
+    @property
+    def yes_threshold(self) -> float:
+        """P(yes) from which :meth:`choose`-based verdicts count a claim as supported.
+
+        The value given to the constructor, else the local model's calibrated value, else 0.5.
+        """
+        if self._yes_threshold is not None:
+            return self._yes_threshold
+        return float(getattr(self.backend(), "yes_threshold", 0.5))
+
+    @property
+    def can_choose(self) -> bool:
+        """True when the backend reads answer probabilities (:meth:`choose`); the local judge does."""
+        return callable(getattr(self.backend(), "choose", None))
+
+    async def choose(
+        self, prompt: str, choices: Sequence[str], *, step: str, system: str | None = None
+    ) -> tuple[Choice, StepUsage]:
+        """The model's probability for each one-word answer in ``choices``, from one forward pass.
+
+        Raises ConfigError when the backend cannot read probabilities (see :attr:`can_choose`).
+        """
+        backend = self.backend()
+        choose = getattr(backend, "choose", None)
+        if not callable(choose):
+            raise ConfigError(f"{self.model_id} cannot report answer probabilities; only the local judge can")
+        messages = self.messages(prompt, system=system, schema={}, structured="json_schema")
+        usage = StepUsage(model=self.model_id)
+        started = time.perf_counter()
+        try:
+            choice: Choice = await choose(messages, choices)
+        except JudgeError as exc:
+            exc.step = exc.step or step
+            raise
+        usage.latency_s += time.perf_counter() - started
+        usage.calls += 1
+        usage.attempts += 1
+        usage.prompt_tokens += choice.prompt_tokens
+        return choice, usage
 
     async def aclose(self) -> None:
         """Release the connections this judge holds in the running event loop."""

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from troth.errors import ContextTooLongError, MissingDependencyError, ModelLoadError
-from troth.judges.base import Completion, Message, bare_choice
+from troth.judges.base import Choice, Completion, Message, bare_choice
 from troth.judges.local_models import ResolvedModel, check_gguf, resolve_model
 
 DEFAULT_N_CTX = 8192
@@ -68,6 +70,7 @@ class LocalBackend:
         self.model = model
         self.n_ctx = n_ctx
         self.model_id = f"local/{model.name}"
+        self.yes_threshold = model.yes_threshold
         self._lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
 
@@ -99,6 +102,54 @@ class LocalBackend:
             self._grammars[key] = llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
         return self._grammars[key]
 
+    async def choose(self, messages: list[Message], choices: Sequence[str]) -> Choice:
+        """The model's probabilities for each one-word answer in ``choices`` (one forward pass)."""
+        return await asyncio.to_thread(self._choose, messages, tuple(choices))
+
+    def _prompt_tokens(self, llm: Any, messages: list[Message]) -> int:
+        """Tokens of ``messages``; a prompt that cannot fit the window is a ContextTooLongError."""
+        prompt_tokens = sum(len(llm.tokenize(m["content"].encode(), add_bos=False)) for m in messages)
+        if prompt_tokens + 64 > self.n_ctx:
+            raise ContextTooLongError(
+                f"the prompt is about {prompt_tokens:,} tokens, more than {self.model_id}'s window of "
+                f"{self.n_ctx:,}; shorten the context or use a judge with a larger window"
+            )
+        return prompt_tokens
+
+    def _choice_tokens(self, llm: Any, choices: tuple[str, ...]) -> dict[str, set[int]]:
+        """First token of each choice as written, capitalised, and after a space."""
+        tokens: dict[str, set[int]] = {}
+        for choice in choices:
+            variants = {choice, choice.capitalize(), " " + choice, " " + choice.capitalize()}
+            tokens[choice] = {llm.tokenize(v.encode(), add_bos=False)[0] for v in variants}
+        for a in choices:
+            for b in choices:
+                if a < b and tokens[a] & tokens[b]:
+                    raise ValueError(f"choices {a!r} and {b!r} start with the same token; use distinct words")
+        return tokens
+
+    def _choose(self, messages: list[Message], choices: tuple[str, ...]) -> Choice:
+        with self._lock:
+            llm = load_model(self.model, self.n_ctx)
+            self._prompt_tokens(llm, messages)
+            tokens = self._choice_tokens(llm, choices)
+            captured: list[Any] = []
+
+            def capture(input_ids: Any, logits: Any) -> Any:
+                if not captured:  # the first generated position: the answer's first token
+                    captured.append(logits.astype("float64"))
+                return logits
+
+            response = llm.create_chat_completion(
+                messages=messages, max_tokens=1, temperature=0.0, seed=0, logits_processor=[capture]
+            )
+        _, _, (prompt_used, _) = _unpack(response)
+        logits = captured[0]
+        top = float(logits.max())
+        mass = {c: sum(math.exp(float(logits[t]) - top) for t in ids) for c, ids in tokens.items()}
+        total = sum(mass.values())
+        return Choice({c: m / total for c, m in mass.items()}, prompt_tokens=prompt_used)
+
     def _complete(
         self,
         messages: list[Message],
@@ -110,12 +161,7 @@ class LocalBackend:
     ) -> Completion:
         with self._lock:
             llm = load_model(self.model, self.n_ctx)
-            prompt_tokens = sum(len(llm.tokenize(m["content"].encode(), add_bos=False)) for m in messages)
-            if prompt_tokens + 64 > self.n_ctx:
-                raise ContextTooLongError(
-                    f"the prompt is about {prompt_tokens:,} tokens, more than {self.model_id}'s window of "
-                    f"{self.n_ctx:,}; shorten the context or use a judge with a larger window"
-                )
+            prompt_tokens = self._prompt_tokens(llm, messages)
             budget = min(max_tokens, self.n_ctx - prompt_tokens - 32)
             kwargs: dict[str, Any] = {"temperature": temperature, "max_tokens": budget, "seed": seed or 0}
             # Free decoding first (faster); the grammar on a retry or when the free answer is invalid.

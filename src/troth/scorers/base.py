@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import math
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from troth._sync import run_sync
 from troth.errors import ConfigError, JudgeError, ScorerRunError
+from troth.judges.base import Choice
 from troth.judges.judge import Judge
 from troth.types import ScoreResult, ScorerRun, StepUsage
 
@@ -76,6 +77,18 @@ class StepContext:
             raise
         self._add_usage(usage)
         return parsed
+
+    async def choose(
+        self, prompt: str, choices: Sequence[str], *, system: str | None = None, judge: Judge | None = None
+    ) -> Choice:
+        """The judge's probability for each one-word answer in ``choices``; record prompt and usage."""
+        judge = judge or self.judge
+        if judge is None:
+            raise ConfigError(f"step {self.step!r} asks a judge, but the scorer has none")
+        self.prompts.append(prompt)
+        choice, usage = await judge.choose(prompt, choices, step=self.step, system=system)
+        self._add_usage(usage)
+        return choice
 
     def _add_usage(self, usage: StepUsage) -> None:
         if self.usage is None:

@@ -229,16 +229,37 @@ async def ask_against_context(ctx: StepContext, batch: list[tuple[str, str]]) ->
 
 
 async def single_verdict(ctx: StepContext, context: list[str], claim: str) -> dict[str, Any]:
-    """One claim, one request, a one-word verdict: the local judge's way (no quote, no reason)."""
-    answer = await ctx.ask(
-        P.single_verdict_prompt(context, claim), P.SingleVerdict, system=P.SINGLE_VERDICT_SYSTEM, max_tokens=16
-    )
-    return {
+    """One claim, one request, a one-word verdict: the local judge's way (no quote, no reason).
+
+    When the judge reads answer probabilities, the verdict is decided from them: "yes" when
+    P(yes) reaches the judge's calibrated ``yes_threshold``, else the likelier of "no" and
+    "unsure"; the probabilities are kept on the verdict.
+    """
+    prompt = P.single_verdict_prompt(context, claim)
+    probabilities: dict[str, float] | None = None
+    if ctx.judge is not None and ctx.judge.can_choose:
+        choice = await ctx.choose(prompt, P.SINGLE_VERDICT_CHOICES, system=P.SINGLE_VERDICT_SYSTEM)
+        probabilities = {k: round(v, 4) for k, v in choice.probabilities.items()}
+        verdict = decide(choice.probabilities, ctx.judge.yes_threshold)
+    else:
+        answer = await ctx.ask(prompt, P.SingleVerdict, system=P.SINGLE_VERDICT_SYSTEM, max_tokens=16)
+        verdict = answer.verdict
+    out: dict[str, Any] = {
         "claim": claim,
-        "verdict": answer.verdict,
-        "reason": P.SINGLE_VERDICT_REASON[answer.verdict],
+        "verdict": verdict,
+        "reason": P.SINGLE_VERDICT_REASON[verdict],
         "evidence": None,
     }
+    if probabilities is not None:
+        out["probabilities"] = probabilities
+    return out
+
+
+def decide(probabilities: dict[str, float], yes_threshold: float) -> str:
+    """ "yes" when P(yes) >= ``yes_threshold``; otherwise the likelier of "no" and "unsure"."""
+    if probabilities["yes"] >= yes_threshold:
+        return "yes"
+    return "no" if probabilities["no"] >= probabilities["unsure"] else "unsure"
 
 
 def make_context_verdicts(batch_size: int) -> Callable[[StepContext], Awaitable[dict[str, list[dict[str, Any]]]]]:

@@ -53,6 +53,13 @@ class Request:
 Responder = Callable[[Request], Reply]
 
 
+class LoopbackHTTPServer(ThreadingHTTPServer):
+    """A threading HTTP server with a listen backlog deep enough for bursts of 100+ connections."""
+
+    daemon_threads = True
+    request_queue_size = 512
+
+
 class FakeOpenAIServer:
     """``with FakeOpenAIServer() as server: Judge("m", base_url=server.base_url, api_key="k")``."""
 
@@ -64,8 +71,7 @@ class FakeOpenAIServer:
         self.max_in_flight = 0
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._httpd.daemon_threads = True
+        self._httpd = LoopbackHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
 
     @property

@@ -1,0 +1,78 @@
+"""The local GGUF model behind an OpenAI-compatible endpoint on loopback, so that every tool
+(troth over HTTP, RAGAS, DeepEval) can be measured against the same offline judge.
+
+    python -m bench.local_server --model qwen2.5-coder-1.5b     # prints the base URL, serves until ^C
+
+Requests are served one at a time (one llama.cpp context). ``response_format`` is honoured
+with llama.cpp's JSON grammar: a ``json_schema`` request is constrained to its schema, a
+``json_object`` request to JSON. Completions are capped at 1024 tokens for every tool alike,
+so that a looping small model stops.
+"""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+from typing import Any
+
+from troth.judges.local import load_model
+from troth.judges.local_models import resolve_model
+from troth.testing import FakeOpenAIServer, Reply
+from troth.testing.server import Request
+
+MAX_TOKENS = 1024
+
+
+def response_format(body: dict[str, Any]) -> dict[str, Any] | None:
+    """llama-cpp-python's form of the request's ``response_format`` (None for free text)."""
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        schema = (fmt.get("json_schema") or {}).get("schema")
+        return {"type": "json_object", "schema": schema} if schema else {"type": "json_object"}
+    if fmt.get("type") == "json_object":
+        return {"type": "json_object"}
+    return None
+
+
+class LocalModelResponder:
+    """Answers chat completions with the local model (loaded on first use)."""
+
+    def __init__(self, model: str | None = None) -> None:
+        self.model = resolve_model(model)
+        self._lock = threading.Lock()
+
+    def __call__(self, request: Request) -> Reply:
+        body = request.body
+        asked = body.get("max_completion_tokens") or body.get("max_tokens") or MAX_TOKENS
+        try:
+            with self._lock:
+                llm = load_model(self.model)
+                response = llm.create_chat_completion(
+                    messages=body.get("messages") or [],
+                    temperature=float(body.get("temperature") or 0.0),
+                    max_tokens=min(int(asked), MAX_TOKENS),
+                    response_format=response_format(body),
+                    seed=0,
+                )
+        except ValueError as exc:  # e.g. a prompt longer than the window
+            return Reply(status=400, body={"error": {"message": str(exc), "type": "invalid_request_error"}})
+        return Reply(body=dict(response))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", help="local model name or .gguf path (default: the resolution order)")
+    args = parser.parse_args(argv)
+    with FakeOpenAIServer(responder=LocalModelResponder(args.model)) as server:
+        print(server.base_url, flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,24 @@
+"""troth's faithfulness scorer as a benchmark runner (see _harness.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import _harness
+
+import troth
+
+
+def factory(base_url: str, model: str) -> tuple[_harness.ScoreItem, _harness.Close]:
+    judge = troth.Judge(model, base_url=base_url, api_key="bench", temperature=0.0)
+    scorer = troth.create_faithfulness_scorer(judge)
+
+    async def score(item: dict[str, Any]) -> float:
+        result = await scorer.arun(input=item.get("input") or None, output=item["output"], context=item["context"])
+        return result.score
+
+    return score, judge.aclose
+
+
+if __name__ == "__main__":
+    _harness.run("troth", troth.__version__, factory)
