@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import datetime as dt
 import json
-import os
 import platform
 import random
 import resource
@@ -26,12 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import troth
-from bench.metrics import best_threshold, detection, roc_auc
+from bench.common import DATA_DIR, FILES, RESULTS, fmt, write_results
+from bench.metrics import detection, roc_auc, tuned_accuracy
 from troth import Judge, create_faithfulness_scorer
-
-DATA_DIR = Path(os.environ.get("TROTH_DATA_DIR") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
-FILES = ("cliff-val", "qags-all", "qags-sentences", "wice-dev", "begin-dev")
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def load(path: Path, limit: int | None, seed: int) -> list[dict[str, Any]]:
@@ -99,14 +95,6 @@ def summarise(items: list[dict[str, Any]], threshold: float, wall: float) -> dic
     with_p = [i for i in ok if "min_p_yes" in i]  # local judge: the least supported claim's P(yes)
     labels = [i["label"] for i in ok]
     scores = [i["score"] for i in ok]
-    half = len(ok) // 2
-    # best threshold tuned on one half, reported on the other (and vice versa), then averaged
-    tuned = []
-    for tune, test in ((ok[:half], ok[half:]), (ok[half:], ok[:half])):
-        if tune and test:
-            t = best_threshold([i["label"] for i in tune], [i["score"] for i in tune])
-            tuned.append(detection([i["label"] for i in test], [i["score"] for i in test], t)["balanced_accuracy"])
-    tuned_ok = [t for t in tuned if t is not None]
     n = max(len(ok), 1)
     claims = sum(i["claims"] for i in ok)
     return {
@@ -114,7 +102,7 @@ def summarise(items: list[dict[str, Any]], threshold: float, wall: float) -> dic
         "errors": len(items) - len(ok),
         "threshold": threshold,
         **detection(labels, scores, threshold),
-        "balanced_accuracy_tuned": sum(tuned_ok) / len(tuned_ok) if tuned_ok else None,
+        "balanced_accuracy_tuned": tuned_accuracy(labels, scores),
         "roc_auc": roc_auc(labels, scores),
         "roc_auc_min_p_yes": roc_auc([i["label"] for i in with_p], [i["min_p_yes"] for i in with_p])
         if len(with_p) == len(ok)
@@ -126,12 +114,6 @@ def summarise(items: list[dict[str, Any]], threshold: float, wall: float) -> dic
         "claims_per_s": claims / wall if wall else None,
         "wall_s": round(wall, 1),
     }
-
-
-def fmt(value: Any) -> str:
-    if value is None:
-        return "–"
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -196,7 +178,6 @@ def main(argv: list[str] | None = None) -> int:
         "items": {},
     }
     stem = args.out or RESULTS / f"accuracy-{judge.model_id.replace('/', '_')}-{dt.date.today()}"
-    stem.parent.mkdir(parents=True, exist_ok=True)
     for path in files:
         rows = load(path, limit, args.seed)
         print(f"{path.stem}: {len(rows)} items", file=sys.stderr)
@@ -205,9 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         report["files"][path.stem] = summarise(items, args.threshold, time.perf_counter() - started)
         report["items"][path.stem] = items
         report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        table = markdown(report)  # written after every file, so a long run keeps what it finished
-        Path(f"{stem}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-        Path(f"{stem}.md").write_text(table, encoding="utf-8")
+        write_results(stem, report, markdown(report))
     print(markdown(report))
     return 0
 

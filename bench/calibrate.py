@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.accuracy import DATA_DIR, RESULTS, load
+from bench.accuracy import load
+from bench.common import DATA_DIR, RESULTS, write_results
 from bench.metrics import best_threshold, detection, roc_auc
 from troth import Judge
 from troth.prompts import claims as P
@@ -86,8 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         ],
     }
     stem = args.out or RESULTS / f"calibrate-{judge.model_id.replace('/', '_')}-{dt.date.today()}"
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    Path(f"{stem}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
+    write_results(stem, report)
     print(json.dumps({k: v for k, v in report.items() if k != "p_yes"}, indent=1))
     return 0
 

@@ -18,48 +18,16 @@ import argparse
 import datetime as dt
 import json
 import platform
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.accuracy import DATA_DIR, FILES, RESULTS, load
-from bench.metrics import best_threshold, detection, roc_auc
+from bench.accuracy import load
+from bench.common import DATA_DIR, FILES, RESULTS, TOOLS, fmt, run_runner, tool_python, write_results
+from bench.metrics import detection, roc_auc, tuned_accuracy
 from bench.proxy import RecordingProxy
-from bench.throughput import RUNNERS, TOOLS, tool_python
 from troth.testing import FakeOpenAIServer
-
-
-def run_tool(tool: str, items_file: Path, base_url: str, model: str, concurrency: int) -> dict[str, Any]:
-    python = tool_python(tool)
-    if python is None:
-        raise SystemExit(f"no interpreter for {tool}: run bash bench/peers/setup.sh")
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "report.json"
-        cmd = [
-            str(python), str(RUNNERS / f"{tool}_runner.py"),
-            "--items", str(items_file), "--base-url", base_url, "--model", model,
-            "--concurrency", str(concurrency), "--out", str(out),
-        ]  # fmt: skip
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=6 * 3600, check=False)
-        if done.returncode != 0 or not out.exists():
-            raise SystemExit(f"{tool} runner failed ({done.returncode}):\n{done.stderr[-3000:]}")
-        report: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
-        return report
-
-
-def tuned_accuracy(labels: list[int], scores: list[float]) -> float | None:
-    """Balanced accuracy at the threshold tuned on one half, measured on the other (both ways, averaged)."""
-    half = len(labels) // 2
-    got = []
-    for tune, test in ((slice(0, half), slice(half, None)), (slice(half, None), slice(0, half))):
-        if labels[tune] and labels[test]:
-            t = best_threshold(labels[tune], scores[tune])
-            ba = detection(labels[test], scores[test], t)["balanced_accuracy"]
-            if ba is not None:
-                got.append(ba)
-    return sum(got) / len(got) if got else None
 
 
 def summarise(
@@ -86,12 +54,6 @@ def summarise(
         "items_per_s": n / report["wall_s"] if report["wall_s"] else None,
         "wall_s": report["wall_s"],
     }
-
-
-def fmt(value: Any) -> str:
-    if value is None:
-        return "–"
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
 COLUMNS = (
@@ -188,7 +150,6 @@ def main(argv: list[str] | None = None) -> int:
     }
     slug = judge.split(" ")[0].replace("/", "_")
     stem = args.out or RESULTS / f"compare-{'quick-' if args.quick else ''}{slug}-{dt.date.today()}"
-    stem.parent.mkdir(parents=True, exist_ok=True)
     try:
         with RecordingProxy(base_url) as proxy, tempfile.TemporaryDirectory() as tmp:
             for path in files:
@@ -206,12 +167,11 @@ def main(argv: list[str] | None = None) -> int:
                     # items are tagged "<file>.<index>" for the proxy, so files do not mix
                     url = proxy.base_url(tool, f"{path.stem}.{{item}}")
                     print(f"{path.stem}: {tool} on {len(rows)} items", file=sys.stderr, flush=True)
-                    run = run_tool(tool, items_file, url, args.model, args.concurrency)
+                    run = run_runner(tool, items_file, url, args.model, args.concurrency)
                     results.append(summarise(tool, rows, run, proxy, prefix=f"{path.stem}."))
                 report["files"][path.stem] = results
                 report["ratios"][path.stem] = ratios(results)
-                Path(f"{stem}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-                Path(f"{stem}.md").write_text(markdown(report), encoding="utf-8")
+                write_results(stem, report, markdown(report))
     finally:
         if upstream is not None:
             upstream.stop()

@@ -47,3 +47,16 @@ def best_threshold(labels: Sequence[int], scores: Sequence[float]) -> float:
         if ba is not None and ba > best_ba:
             best, best_ba = t, ba
     return best
+
+
+def tuned_accuracy(labels: Sequence[int], scores: Sequence[float]) -> float | None:
+    """Balanced accuracy at the threshold tuned on one half, measured on the other (both ways, averaged)."""
+    half = len(labels) // 2
+    got = []
+    for tune, test in ((slice(0, half), slice(half, None)), (slice(half, None), slice(0, half))):
+        if labels[tune] and labels[test]:
+            t = best_threshold(labels[tune], scores[tune])
+            ba = detection(labels[test], scores[test], t)["balanced_accuracy"]
+            if ba is not None:
+                got.append(ba)
+    return sum(got) / len(got) if got else None

@@ -19,28 +19,14 @@ import datetime as dt
 import json
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.accuracy import DATA_DIR, RESULTS
+from bench.common import DATA_DIR, RESULTS, TOOLS, fmt, run_runner, tool_python, write_results
 from bench.fake_judge import Behaviour, bench_server
 from bench.proxy import split_tag
-
-HERE = Path(__file__).resolve().parent
-RUNNERS = HERE / "runners"
-PEERS = HERE / "peers"
-TOOLS = ("troth", "ragas", "deepeval")
-
-
-def tool_python(tool: str) -> Path | None:
-    """The interpreter that runs ``tool``: this one for troth, the peer's venv otherwise."""
-    if tool == "troth":
-        return Path(sys.executable)
-    python = PEERS / f".venv-{tool}" / "bin" / "python"
-    return python if python.exists() else None
 
 
 def make_items(n: int, source: Path | None) -> list[dict[str, Any]]:
@@ -65,26 +51,10 @@ def make_items(n: int, source: Path | None) -> list[dict[str, Any]]:
 
 
 def run_once(tool: str, items_file: Path, n: int, concurrency: int, behaviour: Behaviour) -> dict[str, Any]:
-    python = tool_python(tool)
-    if python is None:
-        raise SystemExit(f"no interpreter for {tool}: run bash bench/peers/setup.sh")
     server, responder = bench_server(behaviour)
-    with server, tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "report.json"
+    with server:
         base = server.base_url.removesuffix("/v1")
-        cmd = [
-            str(python),
-            str(RUNNERS / f"{tool}_runner.py"),
-            "--items", str(items_file),
-            "--base-url", f"{base}/{tool}/all/v1",
-            "--model", "bench-judge",
-            "--concurrency", str(concurrency),
-            "--out", str(out),
-        ]  # fmt: skip
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, check=False)
-        if done.returncode != 0 or not out.exists():
-            raise SystemExit(f"{tool} runner failed ({done.returncode}):\n{done.stderr[-3000:]}")
-        report = json.loads(out.read_text(encoding="utf-8"))
+        report = run_runner(tool, items_file, f"{base}/{tool}/all/v1", "bench-judge", concurrency)
         calls = sum(1 for r in server.requests if split_tag(r.path)[0] == tool)
     ok = [i for i in report["items"] if i["error"] is None]
     calls_per_item = calls / max(n, 1)
@@ -118,12 +88,6 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
             out[key] = statistics.median(values) if values else None
     out["repeats"] = len(runs)
     return out
-
-
-def fmt(value: Any, digits: int = 2) -> str:
-    if value is None:
-        return "–"
-    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -212,7 +176,6 @@ def main(argv: list[str] | None = None) -> int:
         "runs": [],
     }
     stem = args.out or RESULTS / f"throughput-{'quick-' if args.quick else ''}{dt.date.today()}"
-    stem.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         items_file = Path(tmp) / "items.jsonl"
         items_file.write_text(
@@ -230,8 +193,7 @@ def main(argv: list[str] | None = None) -> int:
                     flush=True,
                 )
                 report["ratios"] = ratios(report["runs"])
-                Path(f"{stem}.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-                Path(f"{stem}.md").write_text(markdown(report), encoding="utf-8")
+                write_results(stem, report, markdown(report))
     print(markdown(report))
     return 0
 

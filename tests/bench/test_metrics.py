@@ -1,6 +1,6 @@
 import pytest
 
-from bench.metrics import best_threshold, detection, roc_auc
+from bench.metrics import best_threshold, detection, roc_auc, tuned_accuracy
 
 
 def test_detection_counts_unfaithful_as_positive() -> None:
@@ -24,3 +24,11 @@ def test_best_threshold_separates() -> None:
     t = best_threshold(labels, scores)
     assert 0.4 < t <= 0.8
     assert detection(labels, scores, t)["balanced_accuracy"] == 1.0
+
+
+def test_tuned_accuracy_uses_each_half_to_pick_the_threshold_for_the_other() -> None:
+    labels = [0, 1, 0, 1, 0, 1, 0, 1]
+    scores = [0.2, 0.9, 0.3, 0.8, 0.25, 0.95, 0.35, 0.85]
+    assert tuned_accuracy(labels, scores) == 1.0
+    assert tuned_accuracy(labels, [0.5] * 8) == 0.5  # no signal: chance
+    assert tuned_accuracy([1, 1], [0.5, 0.5]) is None  # one class only

@@ -49,16 +49,29 @@ def test_smollm2_pipeline_returns_schema_valid_results() -> None:
     assert again.analyze_step_result == result.analyze_step_result  # deterministic
 
 
-def test_context_over_the_window_is_a_clear_error() -> None:
+def test_context_over_the_window_is_judged_against_retrieved_sentences() -> None:
     from troth.judges.local import LocalBackend
 
-    judge = Judge(need("smollm2-135m"), backend=LocalBackend(resolve_model("smollm2-135m"), n_ctx=512))
-    scorer = create_faithfulness_scorer(judge, context=["The sky is blue. " * 400])
+    judge = Judge(need("smollm2-135m"), backend=LocalBackend(resolve_model("smollm2-135m"), n_ctx=1024))
+    filler = " ".join(f"Clause {i} of the lease covers parking." for i in range(300))
+    scorer = create_faithfulness_scorer(judge, context=[filler + " The rent is 900 euros a month."])
+    result = scorer.run(output="The rent is 900 euros a month.")
+    verdicts = result.analyze_step_result["verdicts"]
+    assert verdicts and all(v["retrieved"] for v in verdicts)
+    assert "window of 1,024 tokens" in result.reason
+    assert "most relevant" in result.reason
+
+
+def test_context_that_does_not_fit_even_after_retrieval_is_a_clear_error() -> None:
+    from troth.judges.local import LocalBackend
+
+    judge = Judge(need("smollm2-135m"), backend=LocalBackend(resolve_model("smollm2-135m"), n_ctx=1024))
+    scorer = create_faithfulness_scorer(judge, context=["word " * 3000])  # one sentence, no boundary
     with pytest.raises(Exception) as info:
         scorer.run(output="The sky is blue.")
     cause = info.value.__cause__ or info.value
     assert isinstance(cause, ContextTooLongError)
-    assert "window of 512" in str(cause)
+    assert "even after retrieval" in str(cause)
 
 
 def test_corrupt_gguf_is_a_clear_error(tmp_path: Path) -> None:

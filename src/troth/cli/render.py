@@ -30,7 +30,10 @@ def claims_table(verdicts: list[dict[str, Any]]) -> Table:
         else:
             evidence = f"[red]not in context:[/red] \u201c{ev['quote']}\u201d"
         style = VERDICT_STYLE.get(v["verdict"], "")
-        table.add_row(str(i), v["claim"], f"[{style}]{v['verdict']}[/{style}]", evidence)
+        verdict = f"[{style}]{v['verdict']}[/{style}]"
+        if v.get("probabilities"):
+            verdict += f" [dim]P(yes) {v['probabilities']['yes']:.2f}[/dim]"
+        table.add_row(str(i), v["claim"], verdict, evidence)
     return table
 
 

@@ -207,6 +207,12 @@ class Judge:
         return float(getattr(self.backend(), "yes_threshold", 0.5))
 
     @property
+    def context_window(self) -> int | None:
+        """The model's window in tokens, when the backend knows it (the local judge does)."""
+        window = getattr(self.backend(), "n_ctx", None)
+        return int(window) if window else None
+
+    @property
     def can_choose(self) -> bool:
         """True when the backend reads answer probabilities (:meth:`choose`); the local judge does."""
         return callable(getattr(self.backend(), "choose", None))

@@ -214,5 +214,9 @@ def single_verdict_prompt(context: list[str], claim: str) -> str:
     return render(SINGLE_VERDICT_USER, context=escape_data("\n\n".join(context)), claim=escape_data(claim))
 
 
+RETRIEVAL_NOTE = (
+    "(The context is longer than the local model's window of {window:,} tokens, so each claim was judged "
+    "against the context sentences most relevant to it.)"
+)
 UNVERIFIED_EVIDENCE_NOTE = "Note: the judge's evidence quote was not found in the context for: "
 NO_CONTEXT_VERDICT_REASON = "No context was available to check this claim."

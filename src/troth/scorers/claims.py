@@ -18,6 +18,7 @@ from troth.errors import ContextTooLongError, JudgeOutputError, JudgeTruncatedEr
 from troth.evidence import locate
 from troth.judges.judge import Judge, OutputCheckError
 from troth.prompts import claims as P
+from troth.retrieval import select_sentences
 from troth.scorers.base import Scorer, StepContext, create_scorer, resolve_judge
 from troth.scorers.context import assistant_text, is_messages, tool_results, user_text
 from troth.sentences import split_sentences
@@ -255,6 +256,29 @@ async def single_verdict(ctx: StepContext, context: list[str], claim: str) -> di
     return out
 
 
+LOCAL_RESERVED_TOKENS = 512
+"""Tokens of a local verdict request kept for the instructions, the claim and the answer."""
+
+CHARS_PER_TOKEN = 2.5
+"""A conservative estimate (English prose averages about 4), so that a context judged to fit does fit."""
+
+
+async def local_verdicts(ctx: StepContext, context: list[str], claims: list[str]) -> list[dict[str, Any]]:
+    """One request per claim against the whole context or, when that would not fit the model's
+    window, against the claim's most relevant sentences (flagged ``retrieved`` and noted in the reason)."""
+    window = ctx.judge.context_window if ctx.judge is not None else None
+    budget = int((window - LOCAL_RESERVED_TOKENS) * CHARS_PER_TOKEN) if window else None
+    if budget is None or sum(len(c) + 2 for c in context) <= budget:
+        return [await single_verdict(ctx, context, claim) for claim in claims]
+    ctx.results.notes.append(P.RETRIEVAL_NOTE.format(window=window))
+    verdicts = []
+    for claim in claims:
+        verdict = await single_verdict(ctx, select_sentences(context, claim, budget), claim)
+        verdict["retrieved"] = True
+        verdicts.append(verdict)
+    return verdicts
+
+
 def decide(probabilities: dict[str, float], yes_threshold: float) -> str:
     """ "yes" when P(yes) >= ``yes_threshold``; otherwise the likelier of "no" and "unsure"."""
     if probabilities["yes"] >= yes_threshold:
@@ -278,7 +302,7 @@ def make_context_verdicts(batch_size: int) -> Callable[[StepContext], Awaitable[
                 ]
             }
         if ctx.judge is not None and ctx.judge.is_local:
-            return {"verdicts": [await single_verdict(ctx, context, claim) for claim in claims]}
+            return {"verdicts": await local_verdicts(ctx, context, claims)}
         verdicts = []
         for claim, v in await judge_in_batches(ctx, claims, batch_size, ask_against_context):
             evidence = locate(v.evidence, context)

@@ -1,0 +1,55 @@
+"""Per-claim retrieval: the context sentences most relevant to a claim, within a size budget.
+
+Used by the local judge when a context does not fit its window: each claim is then judged
+against the BM25-ranked sentences that fit (kept in their original order). Lexical ranking
+suits the task, since a claim about a text mostly reuses its words, names and numbers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from troth.errors import ContextTooLongError, MissingDependencyError
+from troth.sentences import split_sentences
+
+_WORD = re.compile(r"\w+")
+_STOPWORDS = frozenset(
+    "a an and are as at be been by for from has have in is it its of on or that the this to was were with".split()  # noqa: SIM905
+)
+
+
+def _terms(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
+
+
+def select_sentences(context: list[str], claim: str, budget_chars: int) -> list[str]:
+    """The context's sentences that best match ``claim``, best first until ``budget_chars`` is
+    reached, returned in context order as one segment.
+
+    Raises ContextTooLongError when not even the best-matching sentence fits the budget.
+    """
+    try:
+        from rank_bm25 import BM25Okapi
+    except ImportError as exc:
+        raise MissingDependencyError("rank-bm25", 'pip install "troth[local]"') from exc
+    sentences = [s for segment in context for s in split_sentences(segment)]
+    if not sentences:
+        return []
+    corpus = [_terms(s) or [""] for s in sentences]
+    scores = BM25Okapi(corpus).get_scores(_terms(claim))
+    ranked = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
+    chosen: list[int] = []
+    used = 0
+    for i in ranked:
+        size = len(sentences[i]) + 1
+        if used + size > budget_chars:
+            continue
+        chosen.append(i)
+        used += size
+    if not chosen:
+        raise ContextTooLongError(
+            f"the context does not fit the local model's window even after retrieval: its most relevant "
+            f"sentence is {len(sentences[ranked[0]]):,} characters, over the budget of {budget_chars:,}; "
+            "split the context into sentences or use a judge with a larger window"
+        )
+    return [" ".join(sentences[i] for i in sorted(chosen))]
