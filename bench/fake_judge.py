@@ -1,12 +1,11 @@
 """A loopback judge for throughput runs: configurable latency and failure rate, and a
 schema-valid answer to every step of every tool it serves.
 
-Requests arrive at ``/<tool>/<item>/v1/chat/completions`` (see bench/proxy.py for the tag);
-the tool picks the answer format: troth's steps are played by ``troth.testing.ScriptedJudge``;
-RAGAS's two steps (statements, NLI verdicts, in instructor's JSON mode) and DeepEval's four
-(truths, claims, verdicts, reason, as structured outputs named by their schema) are recognised
-from the request. Answers are fixed and plausible; this server measures framework overhead,
-not accuracy.
+Each tool's steps are recognised from the request itself (so the server also works behind the
+recording proxy): DeepEval's four (truths, claims, verdicts, reason) by the names of their
+structured-output schemas, RAGAS's two (statements, NLI verdicts, in instructor's JSON mode) by
+their instructions, and everything else is troth's, played by ``troth.testing.ScriptedJudge``.
+Answers are fixed and plausible; this server measures framework overhead, not accuracy.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.proxy import split_tag
 from troth.testing import FakeOpenAIServer, Reply, ScriptedJudge
 from troth.testing.server import Request
 
@@ -48,9 +46,14 @@ def _listed(prompt: str, key: str) -> list[Any] | None:
     return value if isinstance(value, list) else None
 
 
+DEEPEVAL_SCHEMAS = {"Truths", "Claims", "Verdicts", "FaithfulnessScoreReason"}
+RAGAS_STATEMENTS = "Break down each sentence"
+RAGAS_NLI = "judge the faithfulness of a series of statements"
+
+
 def ragas_answer(request: Request) -> dict[str, Any]:
     prompt = request.prompt
-    if "Break down each sentence" in prompt:
+    if RAGAS_STATEMENTS in prompt:
         return {"statements": STATEMENTS}
     statements = _listed(prompt, "statements") or STATEMENTS
     return {"statements": [{"statement": str(s), "reason": "The context states it.", "verdict": 1} for s in statements]}
@@ -90,11 +93,10 @@ class BenchResponder:
             return Reply(status=429, headers={"retry-after": "0"}, delay=delay)
         if roll < b.rate_429 + b.rate_500:
             return Reply(status=500, delay=delay)
-        tool = split_tag(request.path)[0]
-        if tool == "ragas":
-            return Reply(content=ragas_answer(request), delay=delay)
-        if tool == "deepeval":
+        if request.schema_name in DEEPEVAL_SCHEMAS:
             return Reply(content=deepeval_answer(request), delay=delay)
+        if RAGAS_STATEMENTS in request.prompt or RAGAS_NLI in request.prompt:
+            return Reply(content=ragas_answer(request), delay=delay)
         reply = self.troth(request)
         reply.delay = delay
         return reply
