@@ -145,3 +145,19 @@ def test_packaged_default_model_is_calibrated() -> None:
     assert judge.yes_threshold == CALIBRATED_QWEN15_YES
     assert Judge("local/qwen2.5-coder-1.5b", yes_threshold=0.7).yes_threshold == 0.7
     assert Judge(need("smollm2-135m")).yes_threshold == 0.5  # nobody calibrated it
+
+
+def test_local_budget_is_fixed_and_a_cut_extraction_falls_back_to_sentences() -> None:
+    judge = Judge(need("smollm2-135m"), max_tokens=8)  # far too few for any claim list
+    scorer = create_faithfulness_scorer(judge, context=["The lake is 12 km long. It freezes in January."])
+    result = scorer.run(output="The lake is 12 km long. It freezes in January.")
+    assert result.preprocess_step_result == ["The lake is 12 km long.", "It freezes in January."]
+    assert result.usage["preprocess"].calls == 1  # the budget did not grow: no second, longer try
+    assert "each sentence of the output was checked as one claim" in result.reason
+
+
+def test_local_extract_budget_follows_the_output_length() -> None:
+    from troth.scorers.claims import LOCAL_EXTRACT_BASE_TOKENS, local_extract_budget
+
+    assert local_extract_budget("x" * 200, 1024) == LOCAL_EXTRACT_BASE_TOKENS + 100
+    assert local_extract_budget("x" * 10_000, 1024) == 1024

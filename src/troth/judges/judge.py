@@ -323,7 +323,7 @@ class Judge:
             last_text = completion.text
 
             if completion.finish_reason == "length":
-                if tokens * 2 <= self.max_tokens_limit:
+                if tokens * 2 <= self.max_tokens_limit and not self.is_local:  # a local budget is fixed
                     tokens *= 2
                     attempt -= 1  # a larger budget is not an output retry
                     continue

@@ -122,6 +122,17 @@ def make_prepare(
     return prepare
 
 
+LOCAL_EXTRACT_BASE_TOKENS = 96
+
+
+def local_extract_budget(text: str, ceiling: int) -> int:
+    """Tokens for a local extraction: about twice the output's own (claims restate it, in JSON).
+
+    A small model that starts looping then stops in seconds, and the sentence fallback takes over.
+    """
+    return min(ceiling, LOCAL_EXTRACT_BASE_TOKENS + len(text) // 2)
+
+
 def make_extract(sentence_fallback: bool) -> Callable[[StepContext], Awaitable[list[str]]]:
     """Preprocess step: the output's atomic claims (no judge call for an empty output).
 
@@ -133,9 +144,14 @@ def make_extract(sentence_fallback: bool) -> Callable[[StepContext], Awaitable[l
         text = ctx.run.output
         if not text.strip():
             return []
+        local = ctx.judge is not None and ctx.judge.is_local
         try:
             answer = await ctx.ask(
-                P.extract_prompt(text, ctx.run.input), P.ExtractedClaims, system=P.EXTRACT_SYSTEM, cache=True
+                P.extract_prompt(text, ctx.run.input),
+                P.ExtractedClaims,
+                system=P.EXTRACT_SYSTEM,
+                cache=True,
+                max_tokens=local_extract_budget(text, ctx.judge.max_tokens) if local and ctx.judge else None,
             )
             raw = answer.claims
         except (JudgeOutputError, JudgeTruncatedError) as exc:
