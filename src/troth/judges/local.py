@@ -3,7 +3,8 @@
 The model is loaded once per process and shared; calls are serialised (llama.cpp contexts
 are not thread-safe) and run in a worker thread. Each answer is first generated freely and,
 when it is not valid JSON for the schema, generated again under llama.cpp's JSON-schema
-grammar, which is slower but cannot produce invalid JSON.
+grammar, which is slower but cannot produce invalid JSON. :meth:`LocalBackend.choose` reads the
+probabilities of one-word answers from the logits of the first generated position instead.
 """
 
 from __future__ import annotations
