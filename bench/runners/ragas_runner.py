@@ -5,6 +5,10 @@ Runs in bench/peers/.venv-ragas (created by bench/peers/setup.sh).
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")  # no usage analytics from the benchmark
+
 import math
 from importlib.metadata import version
 from typing import Any

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
 import time
 from collections import deque
@@ -58,6 +59,11 @@ class LoopbackHTTPServer(ThreadingHTTPServer):
 
     daemon_threads = True
     request_queue_size = 512
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (timeout, retry) is normal under load: no traceback on stderr."""
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            super().handle_error(request, client_address)
 
 
 class FakeOpenAIServer:
