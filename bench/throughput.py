@@ -108,6 +108,8 @@ def markdown(report: dict[str, Any]) -> str:
             f"| {fmt(r['cpu_ms_per_item'], 1)} "
             f"| {fmt(r['peak_rss_mb'], 0)} | {r['failed_items']} |"
         )
+    if report.get("notes"):
+        lines += ["", f"Note: {report['notes']}"]
     ratios = report.get("ratios") or []
     if ratios:
         lines += ["", "troth / best peer at the same concurrency (items/s; CPU ms per item, lower is better):", ""]
