@@ -10,6 +10,7 @@ probabilities of one-word answers from the logits of the first generated positio
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import math
 import os
@@ -33,6 +34,15 @@ def _import_llama() -> Any:
     except ImportError as exc:
         raise MissingDependencyError("llama-cpp-python", 'pip install "troth[local]"') from exc
     return llama_cpp
+
+
+@atexit.register
+def _close_models() -> None:
+    """Free the models before interpreter teardown (late frees print tracebacks from llama.cpp)."""
+    with _models_lock:
+        for llm in _models.values():
+            llm.close()
+        _models.clear()
 
 
 def load_model(model: ResolvedModel, n_ctx: int = DEFAULT_N_CTX) -> Any:
