@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Any
 
-from troth.judges.local import load_model
+from troth.judges.local import grammar_schema, load_model
 from troth.judges.local_models import resolve_model
 from troth.testing import FakeOpenAIServer, Reply
 from troth.testing.server import Request
@@ -29,7 +29,7 @@ def response_format(body: dict[str, Any]) -> dict[str, Any] | None:
     fmt = body.get("response_format") or {}
     if fmt.get("type") == "json_schema":
         schema = (fmt.get("json_schema") or {}).get("schema")
-        return {"type": "json_object", "schema": schema} if schema else {"type": "json_object"}
+        return {"type": "json_object", "schema": grammar_schema(schema)} if schema else {"type": "json_object"}
     if fmt.get("type") == "json_object":
         return {"type": "json_object"}
     return None

@@ -16,6 +16,9 @@ def test_response_format_translation() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
     as_schema = {"response_format": {"type": "json_schema", "json_schema": {"name": "A", "schema": schema}}}
     assert response_format(as_schema) == {"type": "json_object", "schema": schema}
+    long = {"type": "object", "properties": {"r": {"type": "string", "maxLength": 2000}}}
+    capped = response_format({"response_format": {"type": "json_schema", "json_schema": {"schema": long}}})
+    assert capped is not None and capped["schema"]["properties"]["r"]["maxLength"] == 500
     assert response_format({"response_format": {"type": "json_object"}}) == {"type": "json_object"}
     assert response_format({}) is None
 

@@ -161,3 +161,24 @@ def test_local_extract_budget_follows_the_output_length() -> None:
 
     assert local_extract_budget("x" * 200, 1024) == LOCAL_EXTRACT_BASE_TOKENS + 100
     assert local_extract_budget("x" * 10_000, 1024) == 1024
+
+
+def test_grammar_for_a_long_string_field_does_not_crash_llama_cpp() -> None:
+    from troth.judges.local import GRAMMAR_MAX_LENGTH, LocalBackend, grammar_schema
+    from troth.prompts.faithfulness import ScoreReason
+
+    schema = ScoreReason.model_json_schema()  # reason: maxLength 2000, past what llama.cpp can parse
+    assert grammar_schema(schema)["properties"]["reason"]["maxLength"] == GRAMMAR_MAX_LENGTH
+    backend = LocalBackend(resolve_model(need("smollm2-135m").removeprefix("local/")))
+    done = asyncio.run(
+        backend.complete(
+            [{"role": "user", "content": "Explain the score in JSON."}],
+            schema=schema,
+            schema_name="ScoreReason",
+            max_tokens=24,
+            temperature=0.0,
+            seed=0,
+            retry=True,  # straight to the grammar
+        )
+    )
+    assert done.text.startswith("{")

@@ -62,6 +62,23 @@ def load_model(model: ResolvedModel, n_ctx: int = DEFAULT_N_CTX) -> Any:
         return _models[key]
 
 
+GRAMMAR_MAX_LENGTH = 500
+"""Longest string a grammar allows: llama.cpp cannot parse (and crashes on) much longer repetitions."""
+
+
+def grammar_schema(schema: Any) -> Any:
+    """``schema`` with every ``maxLength`` capped at :data:`GRAMMAR_MAX_LENGTH` (the answer is still
+    validated against the original)."""
+    if isinstance(schema, dict):
+        out = {k: grammar_schema(v) for k, v in schema.items()}
+        if isinstance(out.get("maxLength"), int) and out["maxLength"] > GRAMMAR_MAX_LENGTH:
+            out["maxLength"] = GRAMMAR_MAX_LENGTH
+        return out
+    if isinstance(schema, list):
+        return [grammar_schema(v) for v in schema]
+    return schema
+
+
 def _looks_valid(text: str, schema: dict[str, Any]) -> bool:
     """Cheap check before falling back to the grammar: a JSON object with the required keys."""
     try:
@@ -110,7 +127,8 @@ class LocalBackend:
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:
             llama_cpp = _import_llama()
-            self._grammars[key] = llama_cpp.LlamaGrammar.from_json_schema(key, verbose=False)
+            capped = json.dumps(grammar_schema(schema), sort_keys=True)
+            self._grammars[key] = llama_cpp.LlamaGrammar.from_json_schema(capped, verbose=False)
         return self._grammars[key]
 
     async def choose(self, messages: list[Message], choices: Sequence[str]) -> Choice:
