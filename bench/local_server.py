@@ -35,6 +35,18 @@ def response_format(body: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def text_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Messages with list-of-parts content (``[{"type": "text", "text": ...}]``) joined into text,
+    the only form llama.cpp's chat templates accept."""
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list):
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        out.append({**m, "content": content})
+    return out
+
+
 class LocalModelResponder:
     """Answers chat completions with the local model (loaded on first use)."""
 
@@ -49,7 +61,7 @@ class LocalModelResponder:
             with self._lock:
                 llm = load_model(self.model)
                 response = llm.create_chat_completion(
-                    messages=body.get("messages") or [],
+                    messages=text_messages(body.get("messages") or []),
                     temperature=float(body.get("temperature") or 0.0),
                     max_tokens=min(int(asked), MAX_TOKENS),
                     response_format=response_format(body),
@@ -57,6 +69,9 @@ class LocalModelResponder:
                 )
         except ValueError as exc:  # e.g. a prompt longer than the window
             return Reply(status=400, body={"error": {"message": str(exc), "type": "invalid_request_error"}})
+        except Exception as exc:  # answer the client rather than drop its connection
+            message = f"{type(exc).__name__}: {exc}"
+            return Reply(status=500, body={"error": {"message": message, "type": "server_error"}})
         return Reply(body=dict(response))
 
 

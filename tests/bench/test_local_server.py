@@ -7,7 +7,7 @@ import json
 import openai
 import pytest
 
-from bench.local_server import LocalModelResponder, response_format
+from bench.local_server import LocalModelResponder, response_format, text_messages
 from tests.judges.test_local_judge import need
 from troth.testing import FakeOpenAIServer
 
@@ -21,6 +21,12 @@ def test_response_format_translation() -> None:
     assert capped is not None and capped["schema"]["properties"]["r"]["maxLength"] == 500
     assert response_format({"response_format": {"type": "json_object"}}) == {"type": "json_object"}
     assert response_format({}) is None
+
+
+def test_content_parts_become_text() -> None:
+    parts = [{"role": "user", "content": [{"type": "text", "text": "Is it "}, {"type": "text", "text": "true?"}]}]
+    assert text_messages(parts) == [{"role": "user", "content": "Is it true?"}]
+    assert text_messages([{"role": "system", "content": "s"}]) == [{"role": "system", "content": "s"}]
 
 
 @pytest.mark.local_model
