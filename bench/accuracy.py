@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import troth
-from bench.common import DATA_DIR, FILES, RESULTS, fmt, write_results
+from bench.common import DATA_DIR, FILES, RESULTS, fmt, table, write_results
 from bench.metrics import detection, roc_auc, tuned_accuracy
 from troth import Judge, create_faithfulness_scorer
 
@@ -134,11 +134,10 @@ def markdown(report: dict[str, Any]) -> str:
         f"Model `{report['model']}`, troth {report['troth_version']} ({report['prompt_version']}), "
         f"{report['date']}, {report['machine']}, peak RSS {report['peak_rss_mb']:.0f} MB",
         "",
-        "| file | " + " | ".join(cols) + " |",
-        "|---" * (len(cols) + 1) + "|",
+        *table(
+            ["file", *cols], ([name, *(fmt(summary[c]) for c in cols)] for name, summary in report["files"].items())
+        ),
     ]
-    for name, summary in report["files"].items():
-        lines.append(f"| {name} | " + " | ".join(fmt(summary[c]) for c in cols) + " |")
     return "\n".join(lines) + "\n"
 
 

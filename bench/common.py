@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,13 @@ def fmt(value: Any, digits: int = 3) -> str:
     if value is None:
         return "–"
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
+    """The lines of a Markdown table (cells already formatted)."""
+    lines = ["| " + " | ".join(headers) + " |", "|---" * len(headers) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return lines
 
 
 def write_results(stem: Path, report: dict[str, Any], markdown: str | None = None) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.accuracy import load
-from bench.common import DATA_DIR, FILES, RESULTS, TOOLS, fmt, run_runner, tool_python, write_results
+from bench.common import DATA_DIR, FILES, RESULTS, TOOLS, fmt, run_runner, table, tool_python, write_results
 from bench.metrics import detection, roc_auc, tuned_accuracy
 from bench.proxy import RecordingProxy
 from troth.testing import FakeOpenAIServer
@@ -91,15 +91,20 @@ def markdown(report: dict[str, Any]) -> str:
         f"Judge `{report['judge']}` at temperature 0, {report['date']}, {report['machine']}; "
         f"{report['limit']} label-balanced items per file (seed {report['seed']}), concurrency {report['concurrency']}",
         "",
-        "| file | tool | version | " + " | ".join(COLUMNS) + " |",
-        "|---" * (len(COLUMNS) + 3) + "|",
+        *table(
+            ["file", "tool", "version", *COLUMNS],
+            (
+                [name, r["tool"], r["version"], *(fmt(r[c]) for c in COLUMNS)]
+                for name, results in report["files"].items()
+                for r in results
+            ),
+        ),
     ]
-    for name, results in report["files"].items():
-        for r in results:
-            lines.append(f"| {name} | {r['tool']} | {r['version']} | " + " | ".join(fmt(r[c]) for c in COLUMNS) + " |")
     lines += ["", "troth / best peer (accuracy, AUC, items/s: higher is better; calls, tokens: lower is better):", ""]
     for name, r in report["ratios"].items():
         lines.append(f"- {name}: " + ", ".join(f"{k} {fmt(v)}" for k, v in r.items()))
+    if report.get("notes"):
+        lines += ["", f"Note: {report['notes']}"]
     return "\n".join(lines) + "\n"
 
 

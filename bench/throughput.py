@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.common import DATA_DIR, RESULTS, TOOLS, fmt, run_runner, tool_python, write_results
+from bench.common import DATA_DIR, RESULTS, TOOLS, fmt, run_runner, table, tool_python, write_results
 from bench.fake_judge import Behaviour, bench_server
 from bench.proxy import split_tag
 
@@ -97,17 +97,36 @@ def markdown(report: dict[str, Any]) -> str:
         f"{b['jitter']}s, {b['rate_429']:.0%} 429s, {b['rate_500']:.0%} 500s; {report['items']} items; "
         f"medians of {report['repeats']} run(s)",
         "",
-        "| tool | version | concurrency | items/s | calls/item | ideal items/s | share of ideal | CPU ms/item "
-        "| peak RSS MB | failed items |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        *table(
+            [
+                "tool",
+                "version",
+                "concurrency",
+                "items/s",
+                "calls/item",
+                "ideal items/s",
+                "share of ideal",
+                "CPU ms/item",
+                "peak RSS MB",
+                "failed items",
+            ],
+            (
+                [
+                    r["tool"],
+                    r["version"],
+                    r["concurrency"],
+                    fmt(r["items_per_s"]),
+                    fmt(r["calls_per_item"]),
+                    fmt(r["ideal_items_per_s"]),
+                    fmt(r["share_of_ideal"]),
+                    fmt(r["cpu_ms_per_item"], 1),
+                    fmt(r["peak_rss_mb"], 0),
+                    r["failed_items"],
+                ]
+                for r in report["runs"]
+            ),
+        ),
     ]
-    for r in report["runs"]:
-        lines.append(
-            f"| {r['tool']} | {r['version']} | {r['concurrency']} | {fmt(r['items_per_s'])} "
-            f"| {fmt(r['calls_per_item'])} | {fmt(r['ideal_items_per_s'])} | {fmt(r['share_of_ideal'])} "
-            f"| {fmt(r['cpu_ms_per_item'], 1)} "
-            f"| {fmt(r['peak_rss_mb'], 0)} | {r['failed_items']} |"
-        )
     if report.get("notes"):
         lines += ["", f"Note: {report['notes']}"]
     ratios = report.get("ratios") or []

@@ -144,14 +144,14 @@ def make_extract(sentence_fallback: bool) -> Callable[[StepContext], Awaitable[l
         text = ctx.run.output
         if not text.strip():
             return []
-        local = ctx.judge is not None and ctx.judge.is_local
+        budget = local_extract_budget(text, ctx.judge.max_tokens) if ctx.judge and ctx.judge.is_local else None
         try:
             answer = await ctx.ask(
                 P.extract_prompt(text, ctx.run.input),
                 P.ExtractedClaims,
                 system=P.EXTRACT_SYSTEM,
                 cache=True,
-                max_tokens=local_extract_budget(text, ctx.judge.max_tokens) if local and ctx.judge else None,
+                max_tokens=budget,
             )
             raw = answer.claims
         except (JudgeOutputError, JudgeTruncatedError) as exc:
