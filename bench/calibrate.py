@@ -1,12 +1,13 @@
 """Calibrate a local judge's ``yes_threshold`` on claim-level gold labels.
 
-    python -m bench.calibrate --model local/qwen2.5-coder-1.5b --limit 64
+    python -m bench.calibrate --model local-llm/qwen2.5-coder-1.5b --limit 64
 
 Each record's output is taken as one claim (qags-sentences has a human label per summary
-sentence) and judged with the local verdict prompt; the model's P(yes) is read from its
-token probabilities. The sample is split in two halves (alternate items): the threshold with the
-best balanced accuracy on the dev half is reported with its balanced accuracy on the test
-half, beside the ROC AUC of P(yes) and the balanced accuracy of the model's current threshold.
+sentence) and judged by the library's own verdict strategy for that judge; P(supported) is
+the verifier's, or the LLM's P(yes) read from its token probabilities. The sample is split in
+two halves (alternate items): the threshold with the best balanced accuracy on the dev half is
+reported with its balanced accuracy on the test half, beside the ROC AUC of P(yes) and the
+balanced accuracy of the model's current threshold.
 """
 
 from __future__ import annotations
@@ -25,20 +26,19 @@ from bench.accuracy import load
 from bench.common import DATA_DIR, RESULTS, write_results
 from bench.metrics import best_threshold, detection, roc_auc
 from troth import Judge
-from troth.prompts import claims as P
+from troth.errors import ConfigError
+from troth.judges.strategies import support_probabilities
+from troth.scorers.base import StepContext, StepResults
+from troth.types import ScorerRun
 
 
 async def p_yes(judge: Judge, rows: list[dict[str, Any]]) -> list[float]:
     out = []
     for i, row in enumerate(rows):
         started = time.perf_counter()
-        choice, _ = await judge.choose(
-            P.single_verdict_prompt(row["context"], row["output"]),
-            P.SINGLE_VERDICT_CHOICES,
-            step="analyze",
-            system=P.SINGLE_VERDICT_SYSTEM,
-        )
-        out.append(choice.probabilities["yes"])
+        run = ScorerRun(input="", output=row["output"], run_id=str(i), context=row["context"])
+        session = StepContext(run=run, results=StepResults(), judge=judge, step="analyze")
+        out.extend(await support_probabilities(session, row["context"], [row["output"]]))
         print(
             f"  [{i + 1}/{len(rows)}] label {row['label']} P(yes) {out[-1]:.3f} ({time.perf_counter() - started:.1f}s)",
             file=sys.stderr,
@@ -58,10 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.data.is_file():
         parser.error(f"data file not found: {args.data}")
     judge = Judge(args.model)
-    if not judge.is_local:
-        parser.error("calibration reads token probabilities: use a local model ('local' or 'local/<name>')")
     rows = load(args.data, args.limit, args.seed)
-    scores = asyncio.run(p_yes(judge, rows))
+    try:
+        scores = asyncio.run(p_yes(judge, rows))
+    except ConfigError as exc:
+        parser.error(str(exc))
     dev_s, test_s = scores[0::2], scores[1::2]
     labels = [r["label"] for r in rows]
     dev_y, test_y = labels[0::2], labels[1::2]

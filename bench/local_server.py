@@ -16,8 +16,8 @@ import threading
 import time
 from typing import Any
 
-from troth.judges.local import grammar_schema, load_model
-from troth.judges.local_models import resolve_model
+from troth.judges.backends.llama import grammar_schema, load_model
+from troth.judges.backends.llama_models import resolve_model
 from troth.testing import FakeOpenAIServer, Reply
 from troth.testing.server import Request
 

@@ -15,7 +15,7 @@ from troth.errors import (
     TrothError,
     UnknownModelError,
 )
-from troth.evals import EvalResult, ItemResult, arun_evals, run_evals
+from troth.evals import EvalResult, EvalSummary, ItemError, ItemResult, ScorerEntry, arun_evals, run_evals
 from troth.judges import Judge
 from troth.scorers import (
     PromptStep,
@@ -27,7 +27,7 @@ from troth.scorers import (
     create_hallucination_scorer,
     create_scorer,
 )
-from troth.types import Evidence, ScoreResult, ScorerRun, StepUsage
+from troth.types import Evidence, ScoreResult, ScorerRun, StepUsage, Verdict, Verdicts
 
 __version__ = "0.1.0"
 
@@ -35,7 +35,9 @@ __all__ = [
     "ConfigError",
     "ContextTooLongError",
     "EvalResult",
+    "EvalSummary",
     "Evidence",
+    "ItemError",
     "ItemResult",
     "Judge",
     "JudgeConnectionError",
@@ -50,12 +52,15 @@ __all__ = [
     "ScoreResult",
     "Scorer",
     "ScorerRun",
+    "ScorerEntry",
     "ScorerRunError",
     "StepContext",
     "StepResults",
     "StepUsage",
     "TrothError",
     "UnknownModelError",
+    "Verdict",
+    "Verdicts",
     "__version__",
     "arun_evals",
     "create_answer_relevancy_scorer",

@@ -7,19 +7,9 @@ suits the task, since a claim about a text mostly reuses its words, names and nu
 
 from __future__ import annotations
 
-import re
-
 from troth.errors import ContextTooLongError, MissingDependencyError
 from troth.sentences import split_sentences
-
-_WORD = re.compile(r"\w+")
-_STOPWORDS = frozenset(
-    "a an and are as at be been by for from has have in is it its of on or that the this to was were with".split()  # noqa: SIM905
-)
-
-
-def _terms(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
+from troth.windows import terms
 
 
 def select_sentences(context: list[str], claim: str, budget_chars: int) -> list[str]:
@@ -31,12 +21,12 @@ def select_sentences(context: list[str], claim: str, budget_chars: int) -> list[
     try:
         from rank_bm25 import BM25Okapi
     except ImportError as exc:
-        raise MissingDependencyError("rank-bm25", 'pip install "troth[local]"') from exc
+        raise MissingDependencyError("rank-bm25", 'pip install "troth[local-llm]"') from exc
     sentences = [s for segment in context for s in split_sentences(segment)]
     if not sentences:
         return []
-    corpus = [_terms(s) or [""] for s in sentences]
-    scores = BM25Okapi(corpus).get_scores(_terms(claim))
+    corpus = [terms(s) or [""] for s in sentences]
+    scores = BM25Okapi(corpus).get_scores(terms(claim))
     ranked = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
     chosen: list[int] = []
     used = 0

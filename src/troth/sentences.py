@@ -1,4 +1,4 @@
-"""A deterministic sentence splitter: the fallback claim extractor."""
+"""A deterministic sentence splitter with character offsets: the model-free claim extractor."""
 
 from __future__ import annotations
 
@@ -8,19 +8,71 @@ _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "vs", "etc", "e.g", "i.
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9\u00C0-\u024F])")
 
 
-def split_sentences(text: str) -> list[str]:
-    """Split ``text`` into sentences at ., ! or ? followed by a capitalised word or a digit.
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the sentences of ``text``, leading and trailing blanks excluded.
 
-    Common abbreviations ("Dr.", "e.g.") and single initials ("J. Smith") do not end a sentence.
+    A sentence ends at ., ! or ? followed by a capitalised word or a digit; common abbreviations
+    ("Dr.", "e.g.") and single initials ("J. Smith") do not end one.
     """
-    pieces: list[str] = []
+    spans: list[tuple[int, int]] = []
     start = 0
     for match in _BOUNDARY.finditer(text):
         candidate = text[start : match.start()].strip()
         last_word = candidate.rsplit(maxsplit=1)[-1].rstrip(".").lower() if candidate else ""
         if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
             continue
-        pieces.append(candidate)
+        spans.append((start, match.start()))
         start = match.end()
-    pieces.append(text[start:].strip())
-    return [p for p in (" ".join(piece.split()) for piece in pieces) if p]
+    spans.append((start, len(text)))
+    return [_strip(text, a, b) for a, b in spans if text[a:b].strip()]
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def split_sentences(text: str) -> list[str]:
+    """The sentences of ``text``, inner whitespace collapsed to single spaces."""
+    return [" ".join(text[a:b].split()) for a, b in sentence_spans(text)]
+
+
+_JOINT = re.compile(r",?\s+(?:and|but|while|whereas)\s+|;\s+")
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|has|have|had|will|would|can|could|did|does|do|may|might|must|should|"
+    r"began|became|won|made|built|said|went|took|gave|found|came|grew|led|sold|left|held|got|ran|"
+    r"wrote|rose|fell|saw|met|knew|\w+ed)\b",
+    re.IGNORECASE,
+)
+
+
+def _has_verb(words: list[str]) -> bool:
+    return any(_VERB.fullmatch(w.strip(",.;:!?\"'()")) for w in words)
+
+
+def split_claims(text: str) -> list[str]:
+    """Claims without a model: each sentence, with coordinated clauses ("X is a sedan, and
+    deliveries began in July") split into claims of their own. A part is split off only when
+    both sides are clauses (three words or more, a verb; on the right, among its first four)."""
+    claims: list[str] = []
+    for sentence in split_sentences(text):
+        joints = list(_JOINT.finditer(sentence))
+        start = 0
+        for k, joint in enumerate(joints):
+            left = sentence[start : joint.start()].split()
+            right_end = joints[k + 1].start() if k + 1 < len(joints) else len(sentence)
+            right = sentence[joint.end() : right_end].split()
+            if len(left) >= 3 and len(right) >= 3 and _has_verb(left) and _has_verb(right[:4]):
+                claims.append(_as_sentence(sentence[start : joint.start()]))
+                start = joint.end()
+        claims.append(_as_sentence(sentence[start:]) if start else sentence)
+    return claims
+
+
+def _as_sentence(clause: str) -> str:
+    clause = clause.strip().rstrip(",;")
+    clause = clause[:1].upper() + clause[1:]
+    return clause if clause.endswith((".", "!", "?")) else clause + "."

@@ -73,6 +73,109 @@ class Evidence:
         return dataclasses.asdict(self)
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """One claim's verdict: ``"yes"`` (supported), ``"no"`` (contradicted) or ``"unsure"``.
+
+    ``evidence`` is the located quote or sentence that decided it (None when there is none);
+    ``probabilities`` are the backend's, when it reports them; ``retrieved`` is True when the
+    claim was judged against selected sentences of a context too long for the model;
+    ``decided_by`` names the stage of a cascade that gave the verdict.
+    Reading it like the dict it is stored as (``v["verdict"]``) still works.
+    """
+
+    claim: str
+    verdict: VerdictLabel
+    reason: str
+    evidence: Evidence | None = None
+    probabilities: dict[str, float] | None = None
+    retrieved: bool = False
+    decided_by: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form: optional fields only when set."""
+        data: dict[str, Any] = {
+            "claim": self.claim,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "evidence": self.evidence.to_dict() if self.evidence else None,
+        }
+        if self.probabilities is not None:
+            data["probabilities"] = self.probabilities
+        if self.retrieved:
+            data["retrieved"] = True
+        if self.decided_by is not None:
+            data["decided_by"] = self.decided_by
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Verdict:
+        evidence = data.get("evidence")
+        return cls(
+            claim=data["claim"],
+            verdict=data["verdict"],
+            reason=data.get("reason", ""),
+            evidence=Evidence(**evidence) if evidence else None,
+            probabilities=data.get("probabilities"),
+            retrieved=bool(data.get("retrieved", False)),
+            decided_by=data.get("decided_by"),
+        )
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.to_dict().get(key, default)
+
+
+@dataclass(frozen=True)
+class Verdicts:
+    """The analyze step's result of a claim scorer: one verdict per claim, in claim order."""
+
+    verdicts: list[Verdict]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verdicts": [v.to_dict() for v in self.verdicts]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Verdicts:
+        return cls([Verdict.from_dict(v) for v in data.get("verdicts", [])])
+
+    def __getitem__(self, key: str) -> Any:
+        if key != "verdicts":
+            raise KeyError(key)
+        return self.verdicts
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.verdicts if key == "verdicts" else default
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, dict):
+            return self.to_dict() == other
+        return isinstance(other, Verdicts) and self.verdicts == other.verdicts
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _verdict_dicts(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, dict) and {"claim", "verdict"} <= v.keys() for v in value)
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` as plain JSON data: typed results through their ``to_dict``, pydantic models dumped."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump()
+    if isinstance(value, (Verdict, Verdicts, Evidence, StepUsage)):
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return str(value)
+
+
 @dataclass
 class ScoreResult:
     """The outcome of one scorer run (field names follow the reference design)."""
@@ -93,8 +196,21 @@ class ScoreResult:
         """Plain-dict form; ``style="camel"`` uses the reference's key names (``runId`` ...)."""
         if style not in ("snake", "camel"):
             raise ValueError(f"style must be 'snake' or 'camel', not {style!r}")
-        data: dict[str, Any] = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "usage"}
+        data: dict[str, Any] = {
+            f.name: jsonable(getattr(self, f.name)) for f in dataclasses.fields(self) if f.name != "usage"
+        }
         data["usage"] = {step: u.to_dict(style) for step, u in self.usage.items()}
         if style == "camel":
             data = {to_camel(k): v for k, v in data.items()}
         return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ScoreResult:
+        """A result from its stored (snake-case) form; claim verdicts come back typed."""
+        fields = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in fields and k != "usage"}
+        analyze = values.get("analyze_step_result")
+        if isinstance(analyze, dict) and _verdict_dicts(analyze.get("verdicts")):
+            values["analyze_step_result"] = Verdicts.from_dict(analyze)
+        usage = {k: StepUsage(**v) for k, v in (data.get("usage") or {}).items()}
+        return cls(**values, usage=usage)

@@ -15,7 +15,7 @@ import pytest
 
 from troth import ContextTooLongError, Judge, ModelLoadError, create_faithfulness_scorer
 from troth.errors import ModelNotFoundError
-from troth.judges.local_models import CALIBRATED_QWEN15_YES, resolve_model
+from troth.judges.backends.llama_models import CALIBRATED_QWEN15_YES, resolve_model
 
 pytestmark = pytest.mark.local_model
 REQUIRED = os.environ.get("TROTH_REQUIRE_LOCAL_MODELS") == "1"
@@ -50,7 +50,7 @@ def test_smollm2_pipeline_returns_schema_valid_results() -> None:
 
 
 def test_context_over_the_window_is_judged_against_retrieved_sentences() -> None:
-    from troth.judges.local import LocalBackend
+    from troth.judges.backends.llama import LocalBackend
 
     judge = Judge(need("smollm2-135m"), backend=LocalBackend(resolve_model("smollm2-135m"), n_ctx=1024))
     filler = " ".join(f"Clause {i} of the lease covers parking." for i in range(300))
@@ -63,7 +63,7 @@ def test_context_over_the_window_is_judged_against_retrieved_sentences() -> None
 
 
 def test_context_that_does_not_fit_even_after_retrieval_is_a_clear_error() -> None:
-    from troth.judges.local import LocalBackend
+    from troth.judges.backends.llama import LocalBackend
 
     judge = Judge(need("smollm2-135m"), backend=LocalBackend(resolve_model("smollm2-135m"), n_ctx=1024))
     scorer = create_faithfulness_scorer(judge, context=["word " * 3000])  # one sentence, no boundary
@@ -117,7 +117,7 @@ def test_choose_refuses_choices_that_share_a_first_token() -> None:
 
 
 def test_choose_over_the_window_is_a_clear_error() -> None:
-    from troth.judges.local import LocalBackend
+    from troth.judges.backends.llama import LocalBackend
 
     judge = Judge(need("smollm2-135m"), backend=LocalBackend(resolve_model("smollm2-135m"), n_ctx=512))
     with pytest.raises(ContextTooLongError, match="window of 512"):
@@ -164,7 +164,7 @@ def test_local_extract_budget_follows_the_output_length() -> None:
 
 
 def test_grammar_for_a_long_string_field_does_not_crash_llama_cpp() -> None:
-    from troth.judges.local import GRAMMAR_MAX_LENGTH, LocalBackend, grammar_schema
+    from troth.judges.backends.llama import GRAMMAR_MAX_LENGTH, LocalBackend, grammar_schema
     from troth.prompts.faithfulness import ScoreReason
 
     schema = ScoreReason.model_json_schema()  # reason: maxLength 2000, past what llama.cpp can parse

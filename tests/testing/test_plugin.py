@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from troth.evals import result_from_record
 from troth.store import SQLiteStore
 from troth.testing import FakeOpenAIServer, ScriptedJudge
 
@@ -47,10 +48,13 @@ def test_plugin_options_fixture_summary_and_store(
         ]
     )
     runs = sorted(SQLiteStore(store).list_runs(limit=10), key=lambda r: r.item_id or "")
-    assert [(r.item_id, r.score, r.result) for r in runs] == [
-        ("test_user.py::test_bad", 0.0, {"threshold": 1.0, "passed": False}),
-        ("test_user.py::test_good", 1.0, {"threshold": 1.0, "passed": True}),
+    assert [(r.item_id, r.score, r.result["threshold"], r.result["passed"]) for r in runs if r.result] == [
+        ("test_user.py::test_bad", 0.0, 1.0, False),
+        ("test_user.py::test_good", 1.0, 1.0, True),
     ]
+    # the same stored shape as run_evals: the result comes back typed
+    rebuilt = result_from_record(runs[0])
+    assert rebuilt.score == 0.0 and rebuilt.analyze_step_result.verdicts[0].verdict == "no"
     assert all(r.judge_model == "judge-under-test" and r.eval_id and r.eval_id.startswith("pytest-") for r in runs)
     assert runs[0].verdicts[0]["verdict"] == "no"
 

@@ -12,7 +12,7 @@ models_app = typer.Typer(help="Models for the offline judge.", no_args_is_help=T
 @models_app.command("list")
 def models_list() -> None:
     """Show the local models that troth can find."""
-    from troth.judges.local_models import list_models
+    from troth.judges.backends.llama_models import list_models
 
     table = Table()
     table.add_column("Model")

@@ -1,11 +1,16 @@
-"""The backend protocol that every judge transport implements."""
+"""The backend protocol that every judge transport implements, and the values it returns."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from troth.errors import ConfigError
+from troth.judges.capabilities import Capabilities
+
 Message = dict[str, str]
+LABELS = ("supported", "contradicted", "unverifiable")
 
 
 def bare_choice(text: str, schema: dict[str, Any]) -> dict[str, Any] | None:
@@ -42,20 +47,31 @@ class Choice:
         return max(self.probabilities, key=lambda k: self.probabilities[k])
 
 
+@dataclass(frozen=True)
+class PairScores:
+    """A pair classifier's probabilities that a passage supports, contradicts or says nothing of a claim."""
+
+    supported: float
+    contradicted: float
+    unverifiable: float
+    tokens: int = 0
+
+    def as_dict(self) -> dict[str, float]:
+        return {"supported": self.supported, "contradicted": self.contradicted, "unverifiable": self.unverifiable}
+
+
 class Backend(Protocol):
-    """Sends chat messages to a model and returns its raw completion.
+    """Answers a judge's requests; declares what it can do in ``capabilities``.
 
-    ``schema`` is the JSON schema the answer must follow, or None for free text; the
-    backend constrains the output with it when it can. ``retry`` is True when an earlier
-    answer to the same request was invalid (a backend may then decode more strictly). Transport failures are raised
-    as :class:`troth.errors.JudgeConnectionError` after the backend's own retries.
-
-    A backend that can read the model's next-token probabilities may also offer
-    ``choose(messages, choices) -> Choice`` (the local backend does); see :meth:`Judge.choose`.
+    ``complete``: chat messages -> raw completion (``schema`` constrains the output when the
+    backend can; ``retry`` is True after an invalid answer, so a backend may decode more strictly).
+    ``choose``: probabilities of one-word answers. ``classify``: probabilities for (passage,
+    claim) pairs. A backend implements the methods its capabilities declare; :class:`BackendBase`
+    refuses the others. Transport failures are :class:`troth.errors.JudgeConnectionError`.
     """
 
     model_id: str
-    structured: str
+    capabilities: Capabilities
 
     async def complete(
         self,
@@ -68,3 +84,41 @@ class Backend(Protocol):
         seed: int | None,
         retry: bool = False,
     ) -> Completion: ...
+
+    async def choose(self, messages: list[Message], choices: Sequence[str]) -> Choice: ...
+
+    async def classify(self, pairs: Sequence[tuple[str, str]]) -> list[PairScores]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class BackendBase:
+    """Defaults for a backend: the abilities it does not declare raise ConfigError; nothing to close."""
+
+    model_id: str
+    capabilities: Capabilities
+
+    def _refuse(self, what: str) -> ConfigError:
+        return ConfigError(f"{self.model_id} cannot {what}")
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict[str, Any] | None,
+        schema_name: str,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+        retry: bool = False,
+    ) -> Completion:
+        raise self._refuse("answer prompts; it only classifies (context, claim) pairs")
+
+    async def choose(self, messages: list[Message], choices: Sequence[str]) -> Choice:
+        raise self._refuse("report answer probabilities; only the local LLM judge can")
+
+    async def classify(self, pairs: Sequence[tuple[str, str]]) -> list[PairScores]:
+        raise self._refuse("classify (context, claim) pairs; only the offline verifier can")
+
+    async def aclose(self) -> None:
+        return None

@@ -7,8 +7,6 @@ flight across the whole run; outside a batch run both are absent.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -27,9 +25,3 @@ class CallSettings:
 
 
 CALL_SETTINGS: ContextVar[CallSettings | None] = ContextVar("troth_call_settings", default=None)
-
-
-def cache_key(model: str, messages: list[dict[str, str]], schema: dict[str, Any] | None, **settings: Any) -> str:
-    """Hash of everything that determines a completion: model, messages, schema and settings."""
-    payload = json.dumps([model, messages, schema, settings], sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(payload.encode()).hexdigest()

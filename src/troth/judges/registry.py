@@ -1,14 +1,23 @@
-"""Known providers: ``"provider/model"`` -> base URL, key variable and structured-output mode."""
+"""Where a ``"provider/model"`` string leads: HTTP providers (base URL, key variable,
+structured-output mode) and in-process backends, each named by one line and imported lazily.
+
+Adding a backend: write ``troth/judges/backends/<name>.py`` with a ``from_options(options)``
+function returning a :class:`~troth.judges.base.Backend`, and add one line to ``IN_PROCESS``.
+"""
 
 from __future__ import annotations
 
 import difflib
+import importlib
+import os
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING
 
-from troth.errors import UnknownModelError
+from troth.errors import MissingAPIKeyError, UnknownModelError
+from troth.judges.capabilities import StructuredMode
 
-StructuredMode = Literal["json_schema", "json_object", "prompt"]
+if TYPE_CHECKING:
+    from troth.judges.base import Backend
 
 
 @dataclass(frozen=True)
@@ -40,7 +49,49 @@ PROVIDERS: dict[str, Provider] = {
     )
 }
 
+IN_PROCESS: dict[str, str] = {
+    "local": "troth.judges.backends.llama",  # the offline default
+    "local-llm": "troth.judges.backends.llama",  # a GGUF model through llama.cpp
+}
+"""In-process backends: provider name -> module with ``from_options``. ``"name"`` alone means its default model."""
+
+HTTP_BACKEND = "troth.judges.backends.openai_compat"
 LOCAL_PROVIDER = "local"
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """What a backend is built from: the model string split, and the judge's transport settings."""
+
+    model: str
+    provider: str
+    name: str
+    base_url: str | None = None
+    api_key: str | None = None
+    structured: StructuredMode | None = None
+    timeout: float = 60.0
+    max_retries: int = 4
+
+
+def make_backend(options: BackendOptions) -> Backend:
+    """The backend for ``options``: an in-process one by name, else an OpenAI-compatible server."""
+    module = IN_PROCESS.get(options.provider, HTTP_BACKEND)
+    backend: Backend = importlib.import_module(module).from_options(options)
+    return backend
+
+
+def http_endpoint(options: BackendOptions) -> tuple[str, str, StructuredMode, str]:
+    """Base URL, API key, structured mode and token parameter of an HTTP judge (checks the key)."""
+    if options.provider == "custom":
+        key = options.api_key or os.environ.get("TROTH_API_KEY") or "not-needed"
+        return str(options.base_url), key, options.structured or "json_schema", "max_tokens"
+    spec = PROVIDERS[options.provider]
+    key = options.api_key or (os.environ.get(spec.env_var) if spec.env_var else None) or ""
+    if not key:
+        if spec.key_required and spec.env_var:
+            raise MissingAPIKeyError(spec.name, spec.env_var)
+        key = "not-needed"
+    return spec.base_url, key, options.structured or spec.structured, spec.token_param
 
 
 def split_model(model: str) -> tuple[str, str]:
@@ -50,18 +101,18 @@ def split_model(model: str) -> tuple[str, str]:
     """
     if not isinstance(model, str) or not model.strip():
         raise UnknownModelError(str(model), hint="Models are written 'provider/model', e.g. 'openai/gpt-4o-mini'.")
-    if model == LOCAL_PROVIDER:
-        return LOCAL_PROVIDER, ""
+    if model in IN_PROCESS:
+        return model, ""
     provider, sep, name = model.partition("/")
     if not sep:
         guesses = [f"openai/{model}"] if model.startswith(("gpt-", "o1", "o3", "o4")) else []
         raise UnknownModelError(model, guesses, hint="Models are written 'provider/model'.")
-    known = [*PROVIDERS, LOCAL_PROVIDER]
+    known = [*PROVIDERS, *IN_PROCESS]
     if provider not in known:
         close = difflib.get_close_matches(provider, known, n=2, cutoff=0.6)
         raise UnknownModelError(
             model, [f"{c}/{name}" for c in close], hint=f"Known providers: {', '.join(sorted(known))}."
         )
-    if not name and provider != LOCAL_PROVIDER:
+    if not name and provider not in IN_PROCESS:
         raise UnknownModelError(model, hint="The model name after the provider is missing.")
     return provider, name

@@ -220,3 +220,10 @@ RETRIEVAL_NOTE = (
 )
 UNVERIFIED_EVIDENCE_NOTE = "Note: the judge's evidence quote was not found in the context for: "
 NO_CONTEXT_VERDICT_REASON = "No context was available to check this claim."
+
+# Reasons of the offline verifier's verdicts (no model writes them).
+PAIR_VERDICT_REASON = {
+    "yes": "The verifier found this claim supported by the context (see the evidence sentence).",
+    "no": "The verifier found this claim contradicted by the context (see the evidence sentence).",
+    "unsure": "The verifier found no part of the context that supports or contradicts this claim.",
+}

@@ -6,25 +6,33 @@ import math
 from typing import Any, Literal
 
 from troth.judges.judge import Judge
+from troth.judges.strategies.batched import id_checker, judge_in_batches
+from troth.judges.strategies.session import Session
 from troth.prompts import answer_relevancy as R
 from troth.scorers import claims as C
 from troth.scorers.base import Scorer, StepContext, resolve_judge
+from troth.scorers.inputs import validate_scale
+from troth.scorers.reasons import REASON_MAX_TOKENS, check_reason_mode, count, template_reason, verdict_list
 from troth.sentences import split_sentences
+from troth.types import Verdict, Verdicts
 
 REASON_LABELS = (("no", "Irrelevant"), ("unsure", "Partly relevant"), ("yes", "Relevant"))
 
 
-async def ask_relevance(ctx: StepContext, batch: list[tuple[str, str]]) -> Any:
-    return await ctx.ask(
-        R.analyze_prompt(ctx.run.input, batch),
-        R.verdicts_schema(tuple(cid for cid, _ in batch)),
-        system=R.ANALYZE_SYSTEM,
-        check=C.id_checker({cid for cid, _ in batch}),
-    )
+def asker(question: str) -> Any:
+    async def ask_relevance(session: Session, batch: list[tuple[str, str]]) -> Any:
+        return await session.ask(
+            R.analyze_prompt(question, batch),
+            R.verdicts_schema(tuple(cid for cid, _ in batch)),
+            system=R.ANALYZE_SYSTEM,
+            check=id_checker({cid for cid, _ in batch}),
+        )
+
+    return ask_relevance
 
 
 def make_analyze(batch_size: int) -> Any:
-    async def analyze(ctx: StepContext) -> dict[str, list[dict[str, Any]]]:
+    async def analyze(ctx: StepContext) -> Verdicts:
         """Analyze step: relevance of each statement to the question.
 
         An output with text but no extracted claims (an abstention, say) is judged sentence by
@@ -34,11 +42,11 @@ def make_analyze(batch_size: int) -> Any:
         if not statements and ctx.run.output.strip():
             statements = split_sentences(ctx.run.output)
             ctx.results.preprocess = statements
-            ctx.results.notes.append(R.NO_STATEMENTS_NOTE)
+            ctx.note(R.NO_STATEMENTS_NOTE)
         if not statements:
-            return {"verdicts": []}
-        pairs = await C.judge_in_batches(ctx, statements, batch_size, ask_relevance)
-        return {"verdicts": [{"claim": s, "verdict": v.verdict, "reason": v.reason} for s, v in pairs]}
+            return Verdicts([])
+        pairs = await judge_in_batches(ctx, statements, batch_size, asker(ctx.run.input))
+        return Verdicts([Verdict(s, v.verdict, v.reason) for s, v in pairs])
 
     return analyze
 
@@ -46,28 +54,28 @@ def make_analyze(batch_size: int) -> Any:
 def make_score(scale: float, weight: float) -> Any:
     def score(ctx: StepContext) -> float:
         """Score step: (yes + weight * unsure) / total * scale, rounded to 2 decimals."""
-        verdicts = (ctx.results.analyze or {}).get("verdicts", [])
+        verdicts = verdict_list(ctx)
         if not verdicts:
             return 0.0
-        return round((C.count(verdicts, "yes") + weight * C.count(verdicts, "unsure")) / len(verdicts) * scale, 2)
+        return round((count(verdicts, "yes") + weight * count(verdicts, "unsure")) / len(verdicts) * scale, 2)
 
     return score
 
 
-def make_reason(scale: float, weight: float, mode: str) -> Any:
+def make_reason(scale: float, weight: float, mode: Any) -> Any:
     async def reason(ctx: StepContext) -> str:
-        verdicts = (ctx.results.analyze or {}).get("verdicts", [])
+        verdicts = verdict_list(ctx)
         score = ctx.results.score or 0.0
         if not verdicts:
             return R.NO_STATEMENTS_REASON
-        if mode == "template":
-            text = C.template_reason(score, scale, verdicts, R.TEMPLATE_HEADLINE, REASON_LABELS)
+        if mode(ctx) == "template":
+            text = template_reason(score, scale, verdicts, R.TEMPLATE_HEADLINE, REASON_LABELS)
         else:
             answer = await ctx.ask(
-                R.reason_prompt(score, scale, weight, ctx.run.input, verdicts),
+                R.reason_prompt(score, scale, weight, ctx.run.input, [v.to_dict() for v in verdicts]),
                 R.RelevancyReason,
                 system=R.REASON_SYSTEM,
-                max_tokens=C.REASON_MAX_TOKENS,
+                max_tokens=REASON_MAX_TOKENS,
             )
             text = answer.reason.strip()
         return text + "".join(" " + n for n in ctx.results.notes)
@@ -93,8 +101,8 @@ def create_answer_relevancy_scorer(
     if not math.isfinite(uncertainty_weight) or not 0 <= uncertainty_weight <= 1:
         raise ValueError(f"uncertainty_weight must be between 0 and 1, not {uncertainty_weight!r}")
     judge = resolve_judge(model)
-    scale_value = C.validate_scale(scale)
-    mode = C.resolve_reason_mode(reason, judge)
+    scale_value = validate_scale(scale)
+    mode = C.reason_mode(check_reason_mode(reason))
     base = C.claim_scorer_base(
         id="answer-relevancy",
         description="Share of the output's statements that address the question.",

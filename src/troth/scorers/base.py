@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from troth._sync import run_sync
 from troth.errors import ConfigError, JudgeError, ScorerRunError
-from troth.judges.base import Choice
+from troth.judges.base import Choice, PairScores
 from troth.judges.judge import Judge
 from troth.types import ScoreResult, ScorerRun, StepUsage
 
@@ -89,6 +89,19 @@ class StepContext:
         choice, usage = await judge.choose(prompt, choices, step=self.step, system=system)
         self._add_usage(usage)
         return choice
+
+    async def classify(self, pairs: Sequence[tuple[str, str]]) -> list[PairScores]:
+        """The judge's P(supported/contradicted/unverifiable) per (passage, claim) pair; record usage."""
+        if self.judge is None:
+            raise ConfigError(f"step {self.step!r} asks a judge, but the scorer has none")
+        scores, usage = await self.judge.classify(pairs, step=self.step)
+        self._add_usage(usage)
+        return scores
+
+    def note(self, text: str) -> None:
+        """Leave a remark for the reason step."""
+        if text not in self.results.notes:
+            self.results.notes.append(text)
 
     def _add_usage(self, usage: StepUsage) -> None:
         if self.usage is None:

@@ -28,9 +28,9 @@ def create_faithfulness_scorer(
     Context comes from ``context=`` given to the run, ``get_context(run)``, ``context=`` given
     here, else the tool-call results in a chat-transcript output. ``reason="judge"`` asks the
     judge to explain the score; ``"template"`` writes it in code (one judge call fewer);
-    ``"auto"`` (default) uses the judge for remote models and the template for the local one.
+    ``"auto"`` (default) follows the judge: the template for the offline judges, the judge otherwise.
     ``sentence_fallback`` splits the output into sentences when claim extraction fails
-    (default: on for the local judge, off otherwise); the reason then says so.
+    (default: on for the local LLM judge, off otherwise); the reason then says so.
     """
     return C.create_context_claim_scorer(
         id="faithfulness",

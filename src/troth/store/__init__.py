@@ -1,6 +1,22 @@
 """Where results and judge calls are kept: the Store interface and its SQLite implementation."""
 
-from troth.store.base import RunRecord, Store, open_store
+from __future__ import annotations
+
+import os
+
+from troth.store.base import DEFAULT_PATH, ENV_STORE, RunRecord, Store
 from troth.store.sqlite import SQLiteStore
 
 __all__ = ["RunRecord", "SQLiteStore", "Store", "open_store"]
+
+
+def open_store(store: str | os.PathLike[str] | Store | bool | None = True) -> Store | None:
+    """``None``/``False`` keeps nothing; a path opens SQLite there; ``True`` uses ``$TROTH_STORE``
+    or ``./.troth/troth.db``; a Store is used as is."""
+    if store is None or store is False:
+        return None
+    if store is True:
+        return SQLiteStore(os.environ.get(ENV_STORE) or DEFAULT_PATH)
+    if isinstance(store, (str, os.PathLike)):
+        return SQLiteStore(store)
+    return store

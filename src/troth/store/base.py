@@ -5,13 +5,12 @@ A Postgres store can implement the same :class:`Store` protocol.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from troth.types import ScoreResult
+from troth.types import ScoreResult, Verdicts, jsonable
 
 DEFAULT_PATH = Path(".troth") / "troth.db"
 ENV_STORE = "TROTH_STORE"
@@ -58,7 +57,7 @@ class RunRecord:
             "scorer_id": result.scorer_id,
             "prompt_version": result.prompt_version,
             "claims": result.preprocess_step_result,
-            "verdicts": analyze.get("verdicts") if isinstance(analyze, dict) else None,
+            "verdicts": jsonable(analyze).get("verdicts") if isinstance(analyze, (Verdicts, dict)) else None,
             "score": result.score,
             "reason": result.reason,
             "prompts": {
@@ -91,17 +90,3 @@ class Store(Protocol):
     def cache_put(self, key: str, model: str, value: dict[str, Any]) -> None: ...
 
     def close(self) -> None: ...
-
-
-def open_store(store: str | os.PathLike[str] | Store | bool | None = True) -> Store | None:
-    """``None``/``False`` keeps nothing; a path opens SQLite there; ``True`` uses ``$TROTH_STORE``
-    or ``./.troth/troth.db``; a Store is used as is."""
-    from troth.store.sqlite import SQLiteStore
-
-    if store is None or store is False:
-        return None
-    if store is True:
-        return SQLiteStore(os.environ.get(ENV_STORE) or DEFAULT_PATH)
-    if isinstance(store, (str, os.PathLike)):
-        return SQLiteStore(store)
-    return store

@@ -42,7 +42,7 @@ class ScoreLog:
                 eval_id=self.eval_id,
                 item_id=self.current_test,
                 judge_model=next((u.model for u in result.usage.values()), None),
-                result={"threshold": threshold, "passed": passed},
+                result=result.to_dict() | {"threshold": threshold, "passed": passed},
             )
         )
 

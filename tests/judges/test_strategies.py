@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from troth.scorers.claims import decide
+from troth.judges.strategies.choice import decide
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,12 @@ from typing import Any
 import openai
 
 from troth.errors import JudgeConnectionError
-from troth.judges.base import Completion, Message
+from troth.judges.base import BackendBase, Completion, Message
+from troth.judges.capabilities import Capabilities, Prices, StructuredMode
+from troth.judges.registry import BackendOptions, http_endpoint
 
 
-class OpenAICompatBackend:
+class OpenAICompatBackend(BackendBase):
     """Chat completions over HTTP with the openai SDK; one client per event loop."""
 
     def __init__(
@@ -26,13 +28,14 @@ class OpenAICompatBackend:
         model_name: str,
         base_url: str,
         api_key: str,
-        structured: str,
+        structured: StructuredMode,
         token_param: str = "max_tokens",
         timeout: float = 60.0,
         max_retries: int = 4,
+        prices: Prices | None = None,
     ) -> None:
         self.model_id = model_id
-        self.structured = structured
+        self.capabilities = Capabilities(structured=structured, prices=prices)
         self._model_name = model_name
         self._base_url = base_url
         self._api_key = api_key
@@ -84,12 +87,12 @@ class OpenAICompatBackend:
         }
         if seed is not None:
             kwargs["seed"] = seed
-        if schema is not None and self.structured == "json_schema":
+        if schema is not None and self.capabilities.structured == "json_schema":
             kwargs["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {"name": schema_name, "schema": schema, "strict": False},
             }
-        elif schema is not None and self.structured == "json_object":
+        elif schema is not None and self.capabilities.structured == "json_object":
             kwargs["response_format"] = {"type": "json_object"}
 
         tries = self._max_retries + 1
@@ -130,3 +133,18 @@ class OpenAICompatBackend:
 
 def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def from_options(options: BackendOptions) -> OpenAICompatBackend:
+    """The backend for a ``"provider/model"`` string or a custom base URL (checks the API key)."""
+    base_url, api_key, structured, token_param = http_endpoint(options)
+    return OpenAICompatBackend(
+        model_id=options.model,
+        model_name=options.name,
+        base_url=base_url,
+        api_key=api_key,
+        structured=structured,
+        token_param=token_param,
+        timeout=options.timeout,
+        max_retries=options.max_retries,
+    )

@@ -1,9 +1,9 @@
-"""The offline judge: a GGUF model run in-process by llama.cpp (``pip install "troth[local]"``).
+"""The local LLM judge: a GGUF model run in-process by llama.cpp (``pip install "troth[local-llm]"``).
 
 The model is loaded once per process and shared; calls are serialised (llama.cpp contexts
 are not thread-safe) and run in a worker thread. Each answer is first generated freely and,
 when it is not valid JSON for the schema, generated again under llama.cpp's JSON-schema
-grammar, which is slower but cannot produce invalid JSON. :meth:`LocalBackend.choose` reads the
+grammar, which is slower but cannot produce invalid JSON. :meth:`LlamaBackend.choose` reads the
 probabilities of one-word answers from the logits of the first generated position instead.
 """
 
@@ -19,10 +19,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from troth.errors import ContextTooLongError, MissingDependencyError, ModelLoadError
-from troth.judges.base import Choice, Completion, Message, bare_choice
-from troth.judges.local_models import ResolvedModel, check_gguf, resolve_model
+from troth.judges.backends.llama_models import ResolvedModel, check_gguf, resolve_model
+from troth.judges.base import BackendBase, Choice, Completion, Message, bare_choice
+from troth.judges.capabilities import Capabilities
+from troth.judges.registry import BackendOptions
 
 DEFAULT_N_CTX = 8192
+MAX_TOKENS = 1024
+"""A small local model that loops is slow to stop: its budget is tight and fixed."""
 
 _models: dict[tuple[str, int], Any] = {}
 _models_lock = threading.Lock()
@@ -32,7 +36,7 @@ def _import_llama() -> Any:
     try:
         import llama_cpp
     except ImportError as exc:
-        raise MissingDependencyError("llama-cpp-python", 'pip install "troth[local]"') from exc
+        raise MissingDependencyError("llama-cpp-python", 'pip install "troth[local-llm]"') from exc
     return llama_cpp
 
 
@@ -88,27 +92,31 @@ def _looks_valid(text: str, schema: dict[str, Any]) -> bool:
     return isinstance(data, dict) and all(k in data for k in schema.get("required", []))
 
 
-class LocalBackend:
+class LlamaBackend(BackendBase):
     """Judge backend over a local GGUF model."""
-
-    structured = "json_schema"
-    is_local = True
 
     def __init__(self, model: ResolvedModel, *, n_ctx: int = DEFAULT_N_CTX) -> None:
         self.model = model
         self.n_ctx = n_ctx
         self.model_id = f"local/{model.name}"
-        self.yes_threshold = model.yes_threshold
+        self.capabilities = Capabilities(
+            choice_probabilities=True,
+            context_window=n_ctx,
+            prefix_reuse=True,
+            fixed_token_budget=True,
+            default_max_tokens=MAX_TOKENS,
+            yes_threshold=model.yes_threshold,
+        )
         self._lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
 
     @classmethod
-    def for_model(cls, name: str | None) -> LocalBackend:
+    def for_model(cls, name: str | None) -> LlamaBackend:
         """Resolve the model now (cheap); it is loaded at the first call."""
         return cls(resolve_model(name))
 
     def __repr__(self) -> str:
-        return f"LocalBackend(model_id={self.model_id!r}, path={str(self.model.path)!r})"
+        return f"LlamaBackend(model_id={self.model_id!r}, path={str(self.model.path)!r})"
 
     async def complete(
         self,
@@ -228,3 +236,12 @@ def _unpack(response: Any) -> tuple[str, str | None, tuple[int, int]]:
         choice.get("finish_reason"),
         (int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))),
     )
+
+
+def from_options(options: BackendOptions) -> LlamaBackend:
+    """``local/<name or path.gguf>``; the model is resolved now (cheap) and loaded at the first call."""
+    return LlamaBackend.for_model(options.name or None)
+
+
+LocalBackend = LlamaBackend
+"""The former name."""

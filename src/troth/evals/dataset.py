@@ -1,0 +1,72 @@
+"""Reading and checking evaluation items: a list of dicts, a .jsonl/.csv file or a DataFrame."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+ITEM_FIELDS = {"id", "input", "output", "context", "ground_truth", "metadata"}
+
+
+def load_items(data: Any) -> list[dict[str, Any]]:
+    """Items from a list of dicts, a .jsonl/.csv path or a pandas DataFrame; checked row by row."""
+    if isinstance(data, (str, Path)):
+        rows = _read_file(Path(data))
+    elif hasattr(data, "to_dict") and hasattr(data, "columns"):
+        rows = data.to_dict(orient="records")
+    elif isinstance(data, Iterable) and not isinstance(data, (str, bytes, Mapping)):
+        rows = list(data)
+    else:
+        raise TypeError(f"data must be a list of dicts, a .jsonl/.csv path or a DataFrame, not {type(data).__name__}")
+    if not rows:
+        raise ValueError("data is empty: there is nothing to evaluate")
+    seen: set[str] = set()
+    items = []
+    for i, row in enumerate(rows):
+        where = f"data row {i + 1}"
+        if not isinstance(row, Mapping):
+            raise TypeError(f"{where} must be a dict, not {type(row).__name__}")
+        if row.get("input") is None and row.get("output") is None:
+            raise ValueError(f"{where} has neither 'input' nor 'output'")
+        item = {k: row.get(k) for k in ITEM_FIELDS}
+        item_id = str(row["id"]) if row.get("id") is not None else str(i)
+        if item_id in seen:
+            raise ValueError(f"{where}: duplicate id {item_id!r}")
+        seen.add(item_id)
+        item["id"] = item_id
+        if item["context"] is not None and isinstance(item["context"], str):
+            item["context"] = [item["context"]]
+        item["metadata"] = dict(item["metadata"] or {})
+        items.append(item)
+    return items
+
+
+def _read_file(path: Path) -> list[dict[str, Any]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from exc
+    if path.suffix == ".jsonl":
+        rows = []
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{n}: not valid JSON ({exc.msg})") from None
+        return rows
+    if path.suffix == ".csv":
+        rows = list(csv.DictReader(text.splitlines()))
+        for n, row in enumerate(rows, 2):
+            if None in row:
+                raise ValueError(f"{path}:{n}: more fields than the header has")
+            if row.get("context"):
+                with contextlib.suppress(json.JSONDecodeError):  # a JSON list, or a plain string
+                    row["context"] = json.loads(row["context"])
+        return rows
+    raise ValueError(f"{path}: unsupported file type {path.suffix!r} (use .jsonl or .csv)")

@@ -1,0 +1,49 @@
+"""The mapping between an evaluation's results and the store's records (one shape for
+``run_evals``, the CLI and the pytest plugin)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from troth.evals.results import ItemError
+from troth.scorers.base import Scorer
+from troth.store.base import RunRecord, now
+from troth.types import ScoreResult
+
+
+def to_record(
+    eval_id: str,
+    item: dict[str, Any],
+    scorer: Scorer,
+    result: ScoreResult | None,
+    error: ItemError | None,
+    started: str,
+) -> RunRecord:
+    fields: dict[str, Any] = {
+        "scorer_id": scorer.id,
+        "eval_id": eval_id,
+        "item_id": item["id"],
+        "scorer_version": scorer.version,
+        "prompt_version": scorer.prompt_version,
+        "judge_model": scorer.judge.model_id if scorer.judge else None,
+        "input": item["input"],
+        "output": item["output"],
+        "context": item["context"],
+        "created_at": started,
+    }
+    if result is not None:
+        return RunRecord.from_result(result, result=result.to_dict(), **fields)
+    assert error is not None
+    return RunRecord(
+        run_id=str(uuid.uuid4()),
+        error=f"{error.type}: {error.message}",
+        error_step=error.step,
+        finished_at=now(),
+        **fields,
+    )
+
+
+def result_from_record(record: RunRecord) -> ScoreResult:
+    """Rebuild a ScoreResult saved by an earlier run (for resuming)."""
+    return ScoreResult.from_dict(record.result or {})

@@ -1,0 +1,146 @@
+"""What ``run_evals`` returns: per-item results and errors, per-scorer summaries, and the run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from troth.scorers.base import Scorer
+from troth.types import ScoreResult
+
+
+@dataclass
+class ScorerEntry:
+    """A scorer and its pass threshold (``score >= threshold`` passes; None: no threshold)."""
+
+    scorer: Scorer
+    threshold: float | None = None
+
+
+@dataclass
+class ItemError:
+    """Why an item (or one scorer on it) failed."""
+
+    type: str
+    message: str
+    step: str | None = None
+
+
+@dataclass
+class ItemResult:
+    """One item: what went in, what came out, and each scorer's result or error."""
+
+    id: str
+    input: Any
+    output: Any = None
+    context: list[str] | None = None
+    ground_truth: Any = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    results: dict[str, ScoreResult] = field(default_factory=dict)
+    errors: dict[str, ItemError] = field(default_factory=dict)  # key: scorer id, or "target"
+    resumed: bool = False
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors)
+
+
+@dataclass
+class ScorerSummary:
+    mean: float | None
+    scored: int
+    failed: int
+    threshold: float | None
+    passed: int | None
+    below_threshold: int | None
+
+
+@dataclass
+class EvalSummary:
+    total_items: int
+    scored_items: int
+    failed_items: int
+    resumed_items: int
+    judge_calls: int
+    cached_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    wall_s: float
+    scorers: dict[str, ScorerSummary]
+
+
+@dataclass
+class EvalResult:
+    """The outcome of ``run_evals``."""
+
+    eval_id: str
+    items: list[ItemResult]
+    summary: EvalSummary
+
+    @property
+    def scores(self) -> dict[str, float | None]:
+        """Mean score per scorer over the items it scored (failed items left out)."""
+        return {sid: s.mean for sid, s in self.summary.scorers.items()}
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One flat row per item and scorer."""
+        out = []
+        for item in self.items:
+            for sid in self.summary.scorers:
+                res, err = item.results.get(sid), item.errors.get(sid) or item.errors.get("target")
+                out.append(
+                    {
+                        "item_id": item.id,
+                        "scorer_id": sid,
+                        "score": res.score if res else None,
+                        "reason": res.reason if res else None,
+                        "error": f"{err.type}: {err.message}" if err else None,
+                        "error_step": err.step if err else None,
+                        "input": item.input,
+                        "output": item.output,
+                        "run_id": res.run_id if res else None,
+                    }
+                )
+        return out
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame with one row per item x scorer (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError as exc:
+            raise ImportError("to_pandas() needs pandas: pip install pandas") from exc
+        return pd.DataFrame(self.rows())
+
+
+OnItemComplete = Callable[[ItemResult, Any, dict[str, ScoreResult]], Any]
+
+
+def summarise(items: list[ItemResult], entries: list[ScorerEntry], wall: float) -> EvalSummary:
+    per: dict[str, ScorerSummary] = {}
+    for e in entries:
+        sid = e.scorer.id
+        scores = [it.results[sid].score for it in items if sid in it.results and not it.failed]
+        failed = sum(1 for it in items if sid in it.errors or "target" in it.errors)
+        passed = sum(1 for s in scores if s >= e.threshold) if e.threshold is not None else None
+        per[sid] = ScorerSummary(
+            mean=sum(scores) / len(scores) if scores else None,
+            scored=len(scores),
+            failed=failed,
+            threshold=e.threshold,
+            passed=passed,
+            below_threshold=len(scores) - passed if passed is not None else None,
+        )
+    usages = [u for it in items if not it.resumed for r in it.results.values() for u in r.usage.values()]
+    return EvalSummary(
+        total_items=len(items),
+        scored_items=sum(1 for it in items if not it.failed),
+        failed_items=sum(1 for it in items if it.failed),
+        resumed_items=sum(1 for it in items if it.resumed),
+        judge_calls=sum(u.calls for u in usages),
+        cached_calls=sum(u.cached_calls for u in usages),
+        prompt_tokens=sum(u.prompt_tokens for u in usages),
+        completion_tokens=sum(u.completion_tokens for u in usages),
+        wall_s=round(wall, 3),
+        scorers=per,
+    )

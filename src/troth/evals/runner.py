@@ -1,0 +1,227 @@
+"""The evaluation runner: every item through its target (if needed) and every scorer.
+
+Failures are values: an item whose target or scorer fails keeps its error (type, message and
+step) and the run goes on. One semaphore bounds the judge calls in flight across the run. Every
+scorer run is saved to the store as it finishes, judge calls are cached there, and a re-run with
+the same ``eval_id`` scores only what is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from troth._sync import run_sync
+from troth.errors import ScorerRunError, TrothError
+from troth.evals.dataset import load_items
+from troth.evals.progress import Progress
+from troth.evals.records import result_from_record, to_record
+from troth.evals.results import EvalResult, ItemError, ItemResult, OnItemComplete, ScorerEntry, summarise
+from troth.judges.calls import CALL_SETTINGS, CallSettings
+from troth.scorers.base import Scorer
+from troth.scorers.context import is_messages, tool_results
+from troth.store import Store, open_store
+from troth.store.base import RunRecord, now
+from troth.types import ScoreResult
+
+
+def scorer_entries(scorers: Any) -> list[ScorerEntry]:
+    """Scorers, or ``{"scorer": s, "threshold": t}`` dicts, checked."""
+    if isinstance(scorers, (Scorer, Mapping)):
+        scorers = [scorers]
+    entries = []
+    for i, s in enumerate(scorers or []):
+        if isinstance(s, Scorer):
+            entries.append(ScorerEntry(s))
+        elif isinstance(s, Mapping) and isinstance(s.get("scorer"), Scorer):
+            t = s.get("threshold")
+            if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float))):
+                raise TypeError(f"scorers[{i}]['threshold'] must be a number")
+            entries.append(ScorerEntry(s["scorer"], t))
+        else:
+            raise TypeError(f"scorers[{i}] must be a Scorer or {{'scorer': Scorer, 'threshold': float}}")
+    if not entries:
+        raise ValueError("no scorers given")
+    ids = [e.scorer.id for e in entries]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"scorer ids must be unique, got {ids}")
+    return entries
+
+
+async def call_target(target: Any, value: Any) -> Any:
+    """The target's answer to ``value`` (a callable, or an object with .agenerate/.generate)."""
+    for name in ("agenerate", "generate"):
+        method = getattr(target, name, None)
+        if callable(method):
+            out = method(value)
+            return await out if inspect.isawaitable(out) else out
+    if not callable(target):
+        raise TypeError("target must be a callable or have .generate / .agenerate")
+    out = target(value)
+    return await out if inspect.isawaitable(out) else out
+
+
+def normalise_output(output: Any) -> Any:
+    """A string or a chat transcript; objects with ``messages`` or ``text`` are unwrapped."""
+    if isinstance(output, str) or is_messages(output):
+        return output
+    for attr in ("messages", "text"):
+        value = getattr(output, attr, None)
+        if isinstance(value, str) or is_messages(value):
+            return value
+    if isinstance(output, Mapping):
+        for key in ("messages", "text", "output"):
+            if isinstance(output.get(key), str) or is_messages(output.get(key)):
+                return output[key]
+    raise TypeError(f"target returned {type(output).__name__}; expected a string, chat messages, or .text/.messages")
+
+
+class EvalRun:
+    """One evaluation in progress: items, scorers, the store and what it already holds."""
+
+    def __init__(
+        self,
+        entries: list[ScorerEntry],
+        target: Any,
+        on_item_complete: OnItemComplete | None,
+        store: Store | None,
+        eval_id: str,
+        concurrency: int,
+        progress: Progress,
+    ) -> None:
+        self.entries, self.target, self.on_item_complete = entries, target, on_item_complete
+        self.store, self.eval_id, self.progress = store, eval_id, progress
+        self.done: dict[tuple[str, str], RunRecord] = store.completed(eval_id) if store is not None else {}
+        self.item_gate = asyncio.Semaphore(max(concurrency * 2, 4))
+
+    async def item(self, item: dict[str, Any]) -> ItemResult:
+        """One item: resumed results, the target's output if needed, then the missing scorers."""
+        async with self.item_gate:
+            res = ItemResult(
+                item["id"], item["input"], item["output"], item["context"], item["ground_truth"], item["metadata"]
+            )
+            todo = []
+            for e in self.entries:
+                record = self.done.get((item["id"], e.scorer.id))
+                if record is None:
+                    todo.append(e)
+                else:
+                    res.results[e.scorer.id] = result_from_record(record)
+            res.resumed = len(todo) < len(self.entries)
+            target_output = await self._target(item, res) if todo and item["output"] is None else None
+            if item["context"] is None and is_messages(item["output"]):
+                res.context = tool_results(item["output"]) or None
+            if "target" not in res.errors:
+                await asyncio.gather(*(self.score(e, item, res) for e in todo))
+            self.progress.advance(res)
+            await self._callback(res, target_output)
+            return res
+
+    async def _target(self, item: dict[str, Any], res: ItemResult) -> Any:
+        try:
+            target_output = await call_target(self.target, item["input"])
+            item["output"] = res.output = normalise_output(target_output)
+            return target_output
+        except Exception as exc:  # the item fails, the run goes on
+            res.errors["target"] = ItemError(type(exc).__name__, str(exc), "target")
+            return None
+
+    async def _callback(self, res: ItemResult, target_output: Any) -> None:
+        if self.on_item_complete is None:
+            return
+        try:
+            out = self.on_item_complete(res, target_output, dict(res.results))
+            if inspect.isawaitable(out):
+                await out
+        except Exception as exc:
+            res.errors["on_item_complete"] = ItemError(type(exc).__name__, str(exc), "on_item_complete")
+
+    async def score(self, entry: ScorerEntry, item: dict[str, Any], res: ItemResult) -> None:
+        """One scorer on one item; its result or error kept on ``res`` and saved to the store."""
+        scorer, started = entry.scorer, now()
+        error: ItemError | None = None
+        result: ScoreResult | None = None
+        try:
+            result = await scorer.arun(
+                item["input"], item["output"], context=item["context"], ground_truth=item["ground_truth"],
+                metadata=item["metadata"], run_id=str(uuid.uuid4()),
+            )  # fmt: skip
+            res.results[scorer.id] = result
+        except ScorerRunError as exc:
+            cause = exc.__cause__ or exc
+            error = ItemError(type(cause).__name__, str(cause), exc.failed_step)
+        except (TrothError, TypeError, ValueError) as exc:
+            error = ItemError(type(exc).__name__, str(exc), None)
+        if error is not None:
+            res.errors[scorer.id] = error
+        if self.store is not None:
+            self.store.save_run(to_record(self.eval_id, item, scorer, result, error, started))
+
+
+async def arun_evals(
+    data: Any,
+    scorers: Any,
+    target: Any = None,
+    on_item_complete: OnItemComplete | None = None,
+    *,
+    concurrency: int = 8,
+    eval_id: str | None = None,
+    store: Any = True,
+    cache: bool = True,
+    quiet: bool = False,
+) -> EvalResult:
+    """Score every item with every scorer; see :func:`run_evals`."""
+    items, entries = load_items(data), scorer_entries(scorers)
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise ValueError(f"concurrency must be a positive integer, not {concurrency!r}")
+    missing = next((it["id"] for it in items if it["output"] is None), None)
+    if target is None and missing is not None:
+        raise ValueError(f"item {missing!r} has no 'output' and no target was given to produce one")
+    judges = [judge for entry in entries for judge in entry.scorer.judges()]
+    for judge in judges:
+        judge.backend()  # configuration errors before any work
+    kept: Store | None = open_store(store)
+    eval_id = eval_id or f"eval-{uuid.uuid4().hex[:12]}"
+    token = CALL_SETTINGS.set(CallSettings(cache=kept if cache else None, limiter=asyncio.Semaphore(concurrency)))
+    started_at, progress = time.perf_counter(), Progress(len(items), quiet)
+    run = EvalRun(entries, target, on_item_complete, kept, eval_id, concurrency, progress)
+    try:
+        with progress:
+            results = await asyncio.gather(*(run.item(it) for it in items))
+    finally:
+        CALL_SETTINGS.reset(token)
+        for judge in judges:
+            await judge.aclose()
+        if kept is not None and store is not kept:
+            kept.close()
+    return EvalResult(eval_id, list(results), summarise(results, entries, time.perf_counter() - started_at))
+
+
+def run_evals(
+    data: Any,
+    scorers: Any,
+    target: Any = None,
+    on_item_complete: OnItemComplete | None = None,
+    *,
+    concurrency: int = 8,
+    eval_id: str | None = None,
+    store: Any = True,
+    cache: bool = True,
+    quiet: bool = False,
+) -> EvalResult:
+    """Score every item of ``data`` with every scorer (sync wrapper over :func:`arun_evals`).
+
+    ``data``: a list of dicts (``input`` and/or ``output``, optional ``id``, ``context``,
+    ``ground_truth``, ``metadata``), a .jsonl/.csv path, or a pandas DataFrame. ``scorers``:
+    Scorers or ``{"scorer": s, "threshold": t}``. ``target``: produces the output of items that
+    have none (a sync/async callable, or an object with ``.generate``/``.agenerate``).
+    ``concurrency`` bounds judge calls in flight across the run. ``store``: True for
+    ``$TROTH_STORE`` or ``./.troth/troth.db``, a path, a Store, or None to keep nothing.
+    ``cache`` replays identical judge calls from the store. Reusing an ``eval_id`` resumes.
+    """
+    options = {"concurrency": concurrency, "eval_id": eval_id, "store": store, "cache": cache, "quiet": quiet}
+    return run_sync(lambda: arun_evals(data, scorers, target, on_item_complete, **options))

@@ -1,0 +1,45 @@
+"""What a backend can do, declared once by the backend and read once when a judge is built.
+
+The verdict strategy, the extraction budget, the reason mode and the sentence fallback all
+follow from these fields (see :mod:`troth.judges.strategies`); nothing else asks which backend runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+StructuredMode = Literal["json_schema", "json_object", "prompt"]
+
+
+@dataclass(frozen=True)
+class Prices:
+    """US dollars per million prompt and completion tokens."""
+
+    input_per_million: float
+    output_per_million: float
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """A backend's declared abilities.
+
+    ``generates``: answers free prompts (``complete``); ``structured``: how a JSON answer is
+    obtained when it does; ``choice_probabilities``: reads the probabilities of one-word answers
+    (``choose``); ``classify_pairs``: scores (passage, claim) pairs directly (``classify``);
+    ``context_window``: tokens, when known; ``prefix_reuse``: a shared prompt prefix is evaluated
+    once; ``fixed_token_budget``: a cut-off answer is not retried with a larger budget (a small
+    model that loops would only loop longer); ``yes_threshold``: the calibrated P(supported) from
+    which a claim counts as supported.
+    """
+
+    generates: bool = True
+    structured: StructuredMode = "json_schema"
+    choice_probabilities: bool = False
+    classify_pairs: bool = False
+    context_window: int | None = None
+    prefix_reuse: bool = False
+    fixed_token_budget: bool = False
+    default_max_tokens: int = 2048
+    yes_threshold: float = 0.5
+    prices: Prices | None = None

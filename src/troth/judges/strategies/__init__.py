@@ -1,0 +1,83 @@
+"""How claims are extracted and judged, chosen once from a backend's declared capabilities.
+
+A scorer asks for verdicts and gets the best strategy the backend can do:
+
+- ``classify_pairs`` (the offline verifier): claims are the output's sentences, each judged by a
+  pair classifier over context windows; reasons are written by code.
+- ``choice_probabilities`` (the local LLM): claims extracted by the model within a fixed budget
+  (sentences if that fails); one claim per request, decided from P(yes/no/unsure).
+- otherwise (HTTP judges): claims extracted by the model; verdicts in JSON batches with quotes;
+  reasons written by the judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from troth.errors import ConfigError
+from troth.judges.capabilities import Capabilities
+from troth.judges.strategies.batched import BatchedVerdicts
+from troth.judges.strategies.choice import ChoiceVerdicts
+from troth.judges.strategies.pairs import PairVerdicts, classify_claims
+from troth.judges.strategies.session import Session
+from troth.types import Verdict
+
+VerdictFn = Callable[[Session, list[str], list[str]], Awaitable[list[Verdict]]]
+FIXED_EXTRACT_BASE_TOKENS = 96
+
+
+@dataclass(frozen=True)
+class ClaimStrategy:
+    """What a claim scorer does with one kind of backend.
+
+    ``verdicts(session, context, claims)``: one verdict per claim; ``extract_with_judge``: False
+    when claims are the output's sentences (no model call); ``fixed_budget``: extraction gets a
+    budget scaled to the output instead of the judge's ``max_tokens``; ``reason``: what
+    ``reason="auto"`` means; ``sentence_fallback``: a failed extraction falls back to sentences.
+    """
+
+    name: str
+    verdicts: VerdictFn
+    extract_with_judge: bool = True
+    fixed_budget: bool = False
+    reason: Literal["judge", "template"] = "judge"
+    sentence_fallback: bool = False
+
+    def extract_budget(self, text: str, ceiling: int) -> int | None:
+        """Tokens for an extraction: about twice the output's own under a fixed budget (a small
+        model that loops then stops in seconds), else the judge's default."""
+        return min(ceiling, FIXED_EXTRACT_BASE_TOKENS + len(text) // 2) if self.fixed_budget else None
+
+
+def strategy_for(capabilities: Capabilities, batch_size: int) -> ClaimStrategy:
+    """The strategy for a backend with ``capabilities``."""
+    if capabilities.classify_pairs:
+        return ClaimStrategy("pairs", PairVerdicts(), extract_with_judge=False, reason="template")
+    if capabilities.choice_probabilities:
+        return ClaimStrategy(
+            "choice", ChoiceVerdicts(), fixed_budget=True, reason="template", sentence_fallback=True
+        )
+    return ClaimStrategy("batched", BatchedVerdicts(batch_size))
+
+
+async def support_probabilities(session: Session, context: list[str], claims: list[str]) -> list[float]:
+    """P(supported) of each claim, as the judge's verdict strategy computes it (for calibration)."""
+    capabilities = session.judge.capabilities if session.judge else Capabilities()
+    if capabilities.classify_pairs:
+        return [s.probability("supported") for s in await classify_claims(session, context, claims)]
+    if capabilities.choice_probabilities:
+        return [(v.probabilities or {})["yes"] for v in await ChoiceVerdicts()(session, context, claims)]
+    raise ConfigError("calibration reads probabilities: use the offline verifier or a local LLM judge")
+
+
+__all__ = [
+    "BatchedVerdicts",
+    "ChoiceVerdicts",
+    "ClaimStrategy",
+    "PairVerdicts",
+    "Session",
+    "strategy_for",
+    "support_probabilities",
+]

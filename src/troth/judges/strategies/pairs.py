@@ -1,0 +1,80 @@
+"""Verdicts from a pair classifier (the offline verifier): each claim against windows of its
+context, the deciding window's sentence kept as evidence.
+
+Aggregation over windows: P(supported) and P(contradicted) are each the highest any window
+gives. "yes" when P(supported) reaches the judge's calibrated ``yes_threshold``, else "no" when
+P(contradicted) reaches ``no_threshold``, else "unsure". A claim is supported when some part of
+the context supports it, whatever the other parts say nothing of.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from troth.judges.base import PairScores
+from troth.judges.strategies.session import Session
+from troth.prompts import claims as P
+from troth.types import Evidence, Verdict, VerdictLabel
+from troth.windows import Sentence, claim_windows, context_sentences, rank, window_text
+
+WINDOW_CHARS = 700
+"""Context characters per window: with a claim, about 250 tokens, the verifier's input size."""
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A claim's classification over all its windows."""
+
+    claim: str
+    windows: list[list[Sentence]]
+    scores: list[PairScores]
+
+    def best(self, label: str) -> int:
+        """Index of the window with the highest probability of ``label``."""
+        return max(range(len(self.scores)), key=lambda i: self.scores[i].as_dict()[label])
+
+    def probability(self, label: str) -> float:
+        return self.scores[self.best(label)].as_dict()[label] if self.scores else 0.0
+
+
+def decide(scored: Scored, yes_threshold: float, no_threshold: float = 0.5) -> VerdictLabel:
+    if scored.probability("supported") >= yes_threshold:
+        return "yes"
+    return "no" if scored.probability("contradicted") >= no_threshold else "unsure"
+
+
+def to_verdict(scored: Scored, label: VerdictLabel) -> Verdict:
+    """The verdict with the deciding window's probabilities and its best-matching sentence."""
+    if not scored.scores:
+        return Verdict(scored.claim, "unsure", P.PAIR_VERDICT_REASON["unsure"])
+    index = scored.best("contradicted" if label == "no" else "supported")
+    window = scored.windows[index]
+    probabilities = {k: round(v, 4) for k, v in scored.scores[index].as_dict().items()}
+    evidence = None
+    if label != "unsure":
+        scores = rank(window, scored.claim)
+        s = window[max(range(len(window)), key=lambda i: scores[i])]
+        evidence = Evidence(s.text, True, s.segment, s.start, s.end)
+    return Verdict(scored.claim, label, P.PAIR_VERDICT_REASON[label], evidence, probabilities)
+
+
+async def classify_claims(session: Session, context: list[str], claims: list[str]) -> list[Scored]:
+    """Every claim against each of its windows, in one classification request."""
+    sentences = context_sentences(context, WINDOW_CHARS)
+    windows = [claim_windows(sentences, claim, WINDOW_CHARS) for claim in claims]
+    pairs = [(window_text(w), claim) for claim, ws in zip(claims, windows, strict=True) for w in ws]
+    scores = await session.classify(pairs) if pairs else []
+    out, at = [], 0
+    for claim, ws in zip(claims, windows, strict=True):
+        out.append(Scored(claim, ws, scores[at : at + len(ws)]))
+        at += len(ws)
+    return out
+
+
+class PairVerdicts:
+    """Verdicts decided by the classifier alone."""
+
+    async def __call__(self, session: Session, context: list[str], claims: list[str]) -> list[Verdict]:
+        threshold = session.judge.yes_threshold if session.judge else 0.5
+        scored = await classify_claims(session, context, claims)
+        return [to_verdict(s, decide(s, threshold)) for s in scored]

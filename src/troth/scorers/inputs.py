@@ -1,0 +1,105 @@
+"""Checking a claim scorer's arguments and preparing a run: the answer text, the question and
+the context (from the run, a context function, the scorer, or a transcript's tool results)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from troth.errors import ContextTooLongError
+from troth.scorers.context import assistant_text, is_messages, tool_results, user_text
+from troth.types import ScorerRun
+
+DEFAULT_MAX_CONTEXT_CHARS = 1_000_000
+
+GetContext = Callable[[ScorerRun], "list[str] | Awaitable[list[str] | None] | None"]
+
+
+def validate_scale(scale: object) -> float:
+    """``scale`` must be a positive finite number."""
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+        raise TypeError(f"scale must be a number, not {type(scale).__name__}")
+    if not math.isfinite(scale) or scale <= 0:
+        raise ValueError(f"scale must be > 0, not {scale!r}")
+    return float(scale)
+
+
+def validate_positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, not {value!r}")
+    return value
+
+
+def validate_context(context: object, name: str = "context") -> list[str] | None:
+    """None, a string (one segment) or a list of strings; anything else is a TypeError naming it."""
+    if context is None:
+        return None
+    if isinstance(context, str):
+        return [context]
+    if not isinstance(context, (list, tuple)):
+        raise TypeError(f"{name} must be a list of strings, not {type(context).__name__}")
+    for i, segment in enumerate(context):
+        if not isinstance(segment, str):
+            raise TypeError(f"{name}[{i}] must be a string, not {type(segment).__name__}")
+    return list(context)
+
+
+def text_input(value: object) -> str:
+    """The question as text (a string, or the last user message of a transcript)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if is_messages(value):
+        return user_text(value)  # type: ignore[arg-type]
+    raise TypeError(f"input must be a string or a list of chat messages, not {type(value).__name__}")
+
+
+def check_context_size(context: list[str], max_context_chars: int) -> None:
+    total = sum(len(c) for c in context)
+    if total > max_context_chars:
+        raise ContextTooLongError(
+            f"context is {total:,} characters, over the limit of {max_context_chars:,}; "
+            "raise max_context_chars or pass fewer context segments"
+        )
+
+
+def make_prepare(
+    static_context: list[str] | None,
+    max_context_chars: int,
+    get_context: GetContext | None = None,
+    require_input: bool = False,
+) -> Callable[[ScorerRun], Awaitable[ScorerRun]]:
+    """Check types; resolve the answer text and the context.
+
+    Context, first found: the run's ``context``, ``get_context(run)``, the scorer's
+    ``context``, the tool-call results of a transcript output.
+    """
+
+    async def prepare(run: ScorerRun) -> ScorerRun:
+        output = run.output
+        if isinstance(output, str):
+            text, transcript = output, None
+        elif is_messages(output):
+            text, transcript = assistant_text(output), output
+        elif output is None:
+            raise TypeError("output is required: a string or a list of chat messages")
+        else:
+            raise TypeError(f"output must be a string or a list of chat messages, not {type(output).__name__}")
+        question = text_input(run.input)
+        if require_input and not question.strip():
+            raise ValueError("input is required: the question that the output answers")
+        context = validate_context(run.context)
+        if context is None and get_context is not None:
+            got = get_context(run)
+            context = validate_context(await got if isinstance(got, Awaitable) else got, "get_context(run)")
+        if context is None:
+            context = static_context
+        if context is None and transcript is not None:
+            context = tool_results(transcript)
+        context = [c for c in (context or []) if c.strip()]
+        check_context_size(context, max_context_chars)
+        return replace(run, input=question, output=text, context=context)
+
+    return prepare

@@ -1,0 +1,116 @@
+"""Context windows for a pair classifier: the context's sentences, packed to fit a window.
+
+A claim is checked against each window of its context: first the sentences that share the
+most words with it (in context order), then the whole context in consecutive windows, so a
+context of any length is covered and nothing is cut. Each sentence keeps its segment and
+character offsets, so the sentence that decides a verdict becomes its evidence.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from troth.sentences import sentence_spans
+
+_WORD = re.compile(r"\w+")
+_STOPWORD_TEXT = (
+    "a an and are as at be been but by did do does for from had has have he her his i in is it its of on or "
+    "she so than that the their them there they this to was we were which who will with you"
+)
+_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of a context: its text, segment index and ``start:end`` offsets there."""
+
+    text: str
+    segment: int
+    start: int
+    end: int
+
+
+def terms(text: str) -> list[str]:
+    """Lower-cased content words of ``text``."""
+    return [w for w in _WORD.findall(text.lower()) if w not in _STOPWORDS]
+
+
+def context_sentences(context: list[str], max_chars: int) -> list[Sentence]:
+    """The context's sentences; one longer than ``max_chars`` is cut into pieces at spaces."""
+    out: list[Sentence] = []
+    for index, segment in enumerate(context):
+        for start, end in sentence_spans(segment):
+            out.extend(_pieces(segment, index, start, end, max_chars))
+    return out
+
+
+def _pieces(segment: str, index: int, start: int, end: int, max_chars: int) -> list[Sentence]:
+    pieces: list[Sentence] = []
+    while end - start > max_chars:
+        cut = segment.rfind(" ", start + 1, start + max_chars)
+        cut = cut if cut > start else start + max_chars
+        pieces.append(Sentence(segment[start:cut], index, start, cut))
+        start = cut + 1 if segment[cut : cut + 1] == " " else cut
+    pieces.append(Sentence(segment[start:end], index, start, end))
+    return pieces
+
+
+def rank(sentences: list[Sentence], claim: str) -> list[float]:
+    """How well each sentence matches ``claim``: IDF-weighted share of the claim's words it has."""
+    claim_terms = set(terms(claim))
+    if not claim_terms:
+        return [0.0] * len(sentences)
+    bags = [set(terms(s.text)) for s in sentences]
+    df = Counter(t for bag in bags for t in bag if t in claim_terms)
+    weight = {t: math.log(1 + (len(bags) + 1) / (df[t] + 0.5)) for t in claim_terms}
+    total = sum(weight.values())
+    return [sum(weight[t] for t in claim_terms & bag) / total for bag in bags]
+
+
+def best_sentences(sentences: list[Sentence], claim: str, budget_chars: int) -> list[Sentence]:
+    """The best-matching sentences that fit ``budget_chars`` together, in context order."""
+    scores = rank(sentences, claim)
+    order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
+    chosen: list[int] = []
+    used = 0
+    for i in order:
+        size = len(sentences[i].text) + 1
+        if used + size <= budget_chars:
+            chosen.append(i)
+            used += size
+    return [sentences[i] for i in sorted(chosen)]
+
+
+def consecutive(sentences: list[Sentence], budget_chars: int) -> list[list[Sentence]]:
+    """All sentences in order, packed into windows of at most ``budget_chars``, each window
+    starting with the previous window's last sentence (so no sentence pair is split apart)."""
+    windows: list[list[Sentence]] = []
+    current: list[Sentence] = []
+    used = 0
+    for sentence in sentences:
+        size = len(sentence.text) + 1
+        if current and used + size > budget_chars:
+            windows.append(current)
+            current = [current[-1]] if len(current[-1].text) + 1 + size <= budget_chars else []
+            used = sum(len(s.text) + 1 for s in current)
+        current.append(sentence)
+        used += size
+    if current:
+        windows.append(current)
+    return windows
+
+
+def claim_windows(sentences: list[Sentence], claim: str, budget_chars: int) -> list[list[Sentence]]:
+    """The windows a claim is checked against: the whole context when it fits, else its
+    best-matching sentences first, then every consecutive window."""
+    if sum(len(s.text) + 1 for s in sentences) <= budget_chars:
+        return [sentences] if sentences else []
+    return [best_sentences(sentences, claim, budget_chars), *consecutive(sentences, budget_chars)]
+
+
+def window_text(window: list[Sentence]) -> str:
+    """A window as one passage."""
+    return " ".join(s.text for s in window)

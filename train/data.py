@@ -1,0 +1,145 @@
+"""Training pairs for the claim verifier: the shared entailment sets, the training half of the
+dev files, and synthetic pairs made from their contexts.
+
+Every pair is ``(passage, claim, target)``; the passage is the window the verifier would see
+(troth.windows), so training and inference read contexts the same way. Targets: 0 supported,
+1 contradicted, 2 unverifiable, or 3 "not supported" for sources whose labels merge the last two
+(trained with a binary loss on P(supported)).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.splits import read_half
+from troth.sentences import split_sentences
+from troth.windows import claim_windows, context_sentences, window_text
+
+SUPPORTED, CONTRADICTED, UNVERIFIABLE, NOT_SUPPORTED = 0, 1, 2, 3
+_LABELS = {"supported": SUPPORTED, "contradicted": CONTRADICTED, "unverifiable": UNVERIFIABLE}
+# Sources whose "unverifiable" merges contradiction and neutral (see ../shared/data/train/README.md).
+_BINARY_SOURCES = ("fever-nli-binary", "mnli-binary", "summedits")
+DEV_FILES = ("cliff-val", "qags-all", "qags-sentences", "wice-dev", "begin-dev")
+WINDOW_CHARS = 700
+
+
+@dataclass(frozen=True)
+class Pair:
+    passage: str
+    claim: str
+    target: int
+    source: str
+
+
+def passage_for(context: list[str], claim: str) -> str:
+    """The first window the verifier checks ``claim`` against."""
+    windows = claim_windows(context_sentences(context, WINDOW_CHARS), claim, WINDOW_CHARS)
+    return window_text(windows[0]) if windows else ""
+
+
+def shared_pairs(train_dir: Path) -> Iterator[Pair]:
+    """The entailment and faithfulness pairs of ``../shared/data/train``."""
+    for path in sorted(train_dir.glob("*.jsonl")):
+        binary = path.stem in _BINARY_SOURCES
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            target = _LABELS[row["label"]]
+            if binary and target != SUPPORTED:
+                target = NOT_SUPPORTED
+            yield Pair(passage_for([row["context"]], row["claim"]), row["claim"], target, path.stem)
+
+
+def dev_pairs(data_dir: Path) -> Iterator[Pair]:
+    """The training half of each dev file: each sentence of a faithful output is supported; an
+    unfaithful output is "not supported" as a whole (which sentence is wrong is not labeled)."""
+    for name in DEV_FILES:
+        for row in read_half(data_dir / f"{name}.jsonl", "train"):
+            context = row["context"]
+            if row["label"] == 1:
+                for sentence in split_sentences(row["output"]):
+                    yield Pair(passage_for(context, sentence), sentence, SUPPORTED, name)
+            else:
+                yield Pair(passage_for(context, row["output"]), row["output"], NOT_SUPPORTED, name)
+
+
+_NEGATIONS = [(" is ", " is not "), (" was ", " was not "), (" are ", " are not "), (" were ", " were not "),
+              (" has ", " has not "), (" can ", " cannot "), (" will ", " will not "), (" did ", " did not ")]  # fmt: skip
+_NUMBER = re.compile(r"\b\d[\d,.]*\b")
+_NAME = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]{2,}\b")
+
+
+def _negate(sentence: str, rng: random.Random) -> str | None:
+    for plain, negated in rng.sample(_NEGATIONS, len(_NEGATIONS)):
+        if negated in sentence:
+            return sentence.replace(negated, plain, 1)
+        if plain in sentence:
+            return sentence.replace(plain, negated, 1)
+    return None
+
+
+def _swap_number(sentence: str, rng: random.Random) -> str | None:
+    numbers = _NUMBER.findall(sentence)
+    if not numbers:
+        return None
+    old = rng.choice(numbers)
+    digits = old.replace(",", "").split(".")[0]
+    if not digits.isdigit():
+        return None
+    value = int(digits)
+    new = str(value + rng.choice([-1, 1]) * max(1, int(value * rng.uniform(0.2, 0.6)) or 1))
+    return sentence.replace(old, new, 1) if new != old else None
+
+
+def _swap_name(sentence: str, context: str, rng: random.Random) -> str | None:
+    own = set(_NAME.findall(sentence))
+    others = sorted(set(_NAME.findall(context)) - own)
+    if not own or not others:
+        return None
+    return re.sub(rf"\b{re.escape(rng.choice(sorted(own)))}\b", rng.choice(others), sentence, count=1)
+
+
+def synthetic_pairs(contexts: list[list[str]], count: int, seed: int) -> list[Pair]:
+    """Edits of context sentences: copies and shortened copies are supported; negations,
+    swapped numbers and swapped names are contradicted; a sentence of another document is
+    unverifiable."""
+    rng = random.Random(seed)
+    pairs: list[Pair] = []
+    while len(pairs) < count:
+        context = rng.choice(contexts)
+        sentences = [s for seg in context for s in split_sentences(seg) if 30 <= len(s) <= 300]
+        if not sentences:
+            continue
+        sentence = rng.choice(sentences)
+        kind = rng.randrange(6)
+        if kind == 0:
+            claim, target = sentence, SUPPORTED
+        elif kind == 1:
+            head = sentence.split(", ")[0].rstrip(".") + "."
+            claim, target = (head, SUPPORTED) if len(head) > 25 else (None, SUPPORTED)
+        elif kind == 2:
+            claim, target = _negate(sentence, rng), CONTRADICTED
+        elif kind == 3:
+            claim, target = _swap_number(sentence, rng), CONTRADICTED
+        elif kind == 4:
+            claim, target = _swap_name(sentence, " ".join(context), rng), CONTRADICTED
+        else:
+            other = [s for seg in rng.choice(contexts) for s in split_sentences(seg) if 30 <= len(s) <= 300]
+            claim, target = (rng.choice(other) if other else None), UNVERIFIABLE
+        if claim:
+            pairs.append(Pair(passage_for(context, claim), claim, target, "synthetic"))
+    return pairs
+
+
+def training_pairs(data_dir: Path, synthetic: int, seed: int) -> list[Pair]:
+    """All training pairs, shuffled."""
+    pairs = list(shared_pairs(data_dir / "train")) + list(dev_pairs(data_dir))
+    contexts = [row["context"] for name in DEV_FILES for row in read_half(data_dir / f"{name}.jsonl", "train")]
+    contexts += [[p.passage] for p in pairs if p.source in ("summedits", "fever-nli-binary") and len(p.passage) > 200]
+    pairs += synthetic_pairs(contexts, synthetic, seed)
+    random.Random(seed).shuffle(pairs)
+    return pairs
