@@ -70,9 +70,7 @@ async def score_all(rows: list[dict[str, Any]], judge: Judge, concurrency: int) 
                     "completion_tokens": sum(u.completion_tokens for u in result.usage.values()),
                     "verdicts": [v["verdict"] for v in result.analyze_step_result["verdicts"]],
                 }
-                p_yes = [
-                    v["probabilities"]["yes"] for v in result.analyze_step_result["verdicts"] if "probabilities" in v
-                ]
+                p_yes = [p for v in result.analyze_step_result.verdicts if (p := v.p_supported) is not None]
                 if p_yes:
                     out["min_p_yes"] = min(p_yes)
             except troth.TrothError as exc:

@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
 
         responder = LocalModelResponder(args.local or None)
         upstream = FakeOpenAIServer(responder=responder).start()
-        base_url, judge = upstream.base_url, f"local/{responder.model.name}"
+        base_url, judge = upstream.base_url, responder.backend.model_id
     else:
         base_url, judge = args.base_url, f"{args.model} at {args.base_url}"
     report: dict[str, Any] = {

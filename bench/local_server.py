@@ -3,7 +3,7 @@
 
     python -m bench.local_server --model qwen2.5-coder-1.5b     # prints the base URL, serves until ^C
 
-Requests are served one at a time (one llama.cpp context). ``response_format`` is honoured
+Requests are served one at a time, through the library's own llama.cpp backend. ``response_format`` is honoured
 with llama.cpp's JSON grammar: a ``json_schema`` request is constrained to its schema, a
 ``json_object`` request to JSON. Completions are capped at 1024 tokens for every tool alike,
 so that a looping small model stops.
@@ -12,12 +12,10 @@ so that a looping small model stops.
 from __future__ import annotations
 
 import argparse
-import threading
 import time
 from typing import Any
 
-from troth.judges.backends.llama import grammar_schema, load_model
-from troth.judges.backends.llama_models import resolve_model
+from troth.judges.backends.llama import LlamaBackend, grammar_schema
 from troth.testing import FakeOpenAIServer, Reply
 from troth.testing.server import Request
 
@@ -51,28 +49,25 @@ class LocalModelResponder:
     """Answers chat completions with the local model (loaded on first use)."""
 
     def __init__(self, model: str | None = None) -> None:
-        self.model = resolve_model(model)
-        self._lock = threading.Lock()
+        self.backend = LlamaBackend.for_model(model)
 
     def __call__(self, request: Request) -> Reply:
         body = request.body
         asked = body.get("max_completion_tokens") or body.get("max_tokens") or MAX_TOKENS
         try:
-            with self._lock:
-                llm = load_model(self.model)
-                response = llm.create_chat_completion(
-                    messages=text_messages(body.get("messages") or []),
-                    temperature=float(body.get("temperature") or 0.0),
-                    max_tokens=min(int(asked), MAX_TOKENS),
-                    response_format=response_format(body),
-                    seed=0,
-                )
+            response = self.backend.chat_completion(
+                text_messages(body.get("messages") or []),
+                temperature=float(body.get("temperature") or 0.0),
+                max_tokens=min(int(asked), MAX_TOKENS),
+                response_format=response_format(body),
+                seed=0,
+            )
         except ValueError as exc:  # e.g. a prompt longer than the window
             return Reply(status=400, body={"error": {"message": str(exc), "type": "invalid_request_error"}})
         except Exception as exc:  # answer the client rather than drop its connection
             message = f"{type(exc).__name__}: {exc}"
             return Reply(status=500, body={"error": {"message": message, "type": "server_error"}})
-        return Reply(body=dict(response))
+        return Reply(body=response)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -127,6 +127,16 @@ class Verdict:
     def get(self, key: str, default: Any = None) -> Any:
         return self.to_dict().get(key, default)
 
+    def __contains__(self, key: object) -> bool:
+        return key in self.to_dict()
+
+    @property
+    def p_supported(self) -> float | None:
+        """The backend's probability that the claim is supported, when it reports one."""
+        if not self.probabilities:
+            return None
+        return self.probabilities.get("supported", self.probabilities.get("yes"))
+
 
 @dataclass(frozen=True)
 class Verdicts:

@@ -103,12 +103,15 @@ def consecutive(sentences: list[Sentence], budget_chars: int) -> list[list[Sente
     return windows
 
 
-def claim_windows(sentences: list[Sentence], claim: str, budget_chars: int) -> list[list[Sentence]]:
+def claim_windows(
+    sentences: list[Sentence], claim: str, budget_chars: int, *, scan: bool = True
+) -> list[list[Sentence]]:
     """The windows a claim is checked against: the whole context when it fits, else its
-    best-matching sentences first, then every consecutive window."""
+    best-matching sentences first, then (with ``scan``) every consecutive window."""
     if sum(len(s.text) + 1 for s in sentences) <= budget_chars:
         return [sentences] if sentences else []
-    return [best_sentences(sentences, claim, budget_chars), *consecutive(sentences, budget_chars)]
+    best = best_sentences(sentences, claim, budget_chars)
+    return [best, *consecutive(sentences, budget_chars)] if scan else [best]
 
 
 def window_text(window: list[Sentence]) -> str:

@@ -55,6 +55,7 @@ class PairScores:
     contradicted: float
     unverifiable: float
     tokens: int = 0
+    truncated: bool = False  # the pair did not fit the classifier's input and was cut
 
     def as_dict(self) -> dict[str, float]:
         return {"supported": self.supported, "contradicted": self.contradicted, "unverifiable": self.unverifiable}

@@ -30,7 +30,9 @@ class Capabilities:
     ``context_window``: tokens, when known; ``prefix_reuse``: a shared prompt prefix is evaluated
     once; ``fixed_token_budget``: a cut-off answer is not retried with a larger budget (a small
     model that loops would only loop longer); ``yes_threshold``: the calibrated P(supported) from
-    which a claim counts as supported.
+    which a claim counts as supported; ``uncertain_band``: the calibrated P(supported) range in
+    which a cascade asks its second judge; ``scan_windows``: a pair classifier checks a long
+    context's every window besides the claim's best-matching sentences.
     """
 
     generates: bool = True
@@ -42,4 +44,6 @@ class Capabilities:
     fixed_token_budget: bool = False
     default_max_tokens: int = 2048
     yes_threshold: float = 0.5
+    uncertain_band: tuple[float, float] | None = None
+    scan_windows: bool = False
     prices: Prices | None = None

@@ -58,8 +58,11 @@ class Judge:
         rate_limit_wait: float = 120.0,
         yes_threshold: float | None = None,
         backend: Backend | None = None,
+        second_opinion: Judge | str | None = None,
+        uncertain_band: tuple[float, float] | None = None,
     ) -> None:
         _check_arguments(model, timeout, yes_threshold, max_retries, output_retries, max_tokens, max_tokens_limit)
+        _check_band(uncertain_band)
         provider, name = split_model(model) if base_url is None and backend is None else ("custom", model)
         self._options = BackendOptions(
             model, provider, name, base_url, api_key, structured_output, timeout, max_retries
@@ -78,6 +81,10 @@ class Judge:
         self._max_tokens = max_tokens
         self._max_tokens_limit = max_tokens_limit
         self._yes_threshold = yes_threshold
+        self._band = uncertain_band
+        self.second_opinion = Judge(second_opinion) if isinstance(second_opinion, str) else second_opinion
+        if self.second_opinion is not None and not isinstance(self.second_opinion, Judge):
+            raise TypeError(f"second_opinion must be a model string or a Judge, not {type(second_opinion).__name__}")
         self._memo = Memo()
 
     def __repr__(self) -> str:
@@ -120,6 +127,12 @@ class Judge:
         return self._yes_threshold if self._yes_threshold is not None else self.capabilities.yes_threshold
 
     @property
+    def uncertain_band(self) -> tuple[float, float]:
+        """P(supported) range ``[low, high)`` in which a pair classifier's verdict is sent to the
+        second opinion: the value given, else the verifier's calibrated band."""
+        return self._band or self.capabilities.uncertain_band or (0.5, self.yes_threshold)
+
+    @property
     def can_choose(self) -> bool:
         """True when the backend reads answer probabilities (:meth:`choose`)."""
         return self.capabilities.choice_probabilities
@@ -141,6 +154,8 @@ class Judge:
         """Release the connections this judge holds in the running event loop."""
         if self._backend is not None:
             await self._backend.aclose()
+        if self.second_opinion is not None:
+            await self.second_opinion.aclose()
 
     # -- requests ------------------------------------------------------------------------------
     async def choose(
@@ -251,6 +266,15 @@ async def _naming_step(awaitable: Any, step: str) -> Any:
     except JudgeError as exc:
         exc.step = exc.step or step
         raise
+
+
+def _check_band(band: object) -> None:
+    if band is None:
+        return
+    if not isinstance(band, tuple) or len(band) != 2 or not all(isinstance(x, (int, float)) for x in band):
+        raise TypeError(f"uncertain_band must be a (low, high) pair of probabilities, not {band!r}")
+    if not 0.0 <= band[0] < band[1] <= 1.0:
+        raise ValueError(f"uncertain_band must satisfy 0 <= low < high <= 1, not {band!r}")
 
 
 def _check_arguments(

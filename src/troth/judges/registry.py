@@ -50,7 +50,7 @@ PROVIDERS: dict[str, Provider] = {
 }
 
 IN_PROCESS: dict[str, str] = {
-    "local": "troth.judges.backends.llama",  # the offline default
+    "local": "troth.judges.backends.local",  # the offline verifier, or a GGUF model named after the slash
     "local-llm": "troth.judges.backends.llama",  # a GGUF model through llama.cpp
 }
 """In-process backends: provider name -> module with ``from_options``. ``"name"`` alone means its default model."""

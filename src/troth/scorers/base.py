@@ -47,6 +47,14 @@ class StepContext:
     step: str
     prompts: list[str] = field(default_factory=list)
     usage: StepUsage | None = None
+    stages: dict[str, StepContext] = field(default_factory=dict)
+
+    def stage(self, name: str, judge: Judge) -> StepContext:
+        """A part of this step answered by another judge (a cascade's second opinion); its usage
+        is reported as ``<step>.<name>``."""
+        child = StepContext(run=self.run, results=self.results, judge=judge, step=self.step, prompts=self.prompts)
+        self.stages[name] = child
+        return child
 
     async def ask(
         self,
@@ -245,6 +253,7 @@ class Scorer:
             prompts[name] = "\n\n---\n\n".join(ctx.prompts) if ctx.prompts else None
             if ctx.usage is not None:
                 usage[name] = ctx.usage
+            usage.update({f"{name}.{key}": c.usage for key, c in ctx.stages.items() if c.usage is not None})
             return value
 
         results.preprocess = await execute("preprocess", self.preprocess_step)
@@ -280,12 +289,12 @@ class Scorer:
         )
 
     def judges(self) -> list[Judge]:
-        """The scorer's judge and those of its prompt steps."""
+        """The scorer's judge, those of its prompt steps, and their second opinions."""
         found = [self.judge] if self.judge else []
         for step in (self.preprocess_step, self.analyze_step, self.reason_step):
             if isinstance(step, PromptStep) and step.judge is not None:
                 found.append(step.judge)
-        return found
+        return found + [j.second_opinion for j in found if j.second_opinion is not None]
 
 
 def resolve_judge(model: str | Judge | None) -> Judge | None:

@@ -38,7 +38,7 @@ def strategy(ctx: StepContext, batch_size: int = DEFAULT_BATCH_SIZE) -> ClaimStr
     """The claim strategy of the step's judge."""
     if ctx.judge is None:
         raise ConfigError(f"step {ctx.step!r} needs a judge, but the scorer has none")
-    return strategy_for(ctx.judge.capabilities, batch_size)
+    return strategy_for(ctx.judge, batch_size)
 
 
 def make_extract(sentence_fallback: bool | None) -> Callable[[StepContext], Awaitable[list[str]]]:

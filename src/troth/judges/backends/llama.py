@@ -131,6 +131,13 @@ class LlamaBackend(BackendBase):
     ) -> Completion:
         return await asyncio.to_thread(self._complete, messages, schema, max_tokens, temperature, seed, retry)
 
+    def chat_completion(self, messages: list[Message], **settings: Any) -> dict[str, Any]:
+        """One raw llama.cpp chat completion (serialised with every other call on this model); the
+        OpenAI-compatible endpoint of the side-by-side benchmark serves through this."""
+        with self._lock:
+            response = load_model(self.model, self.n_ctx).create_chat_completion(messages=messages, **settings)
+        return dict(response)
+
     def _grammar(self, schema: dict[str, Any]) -> Any:
         key = json.dumps(schema, sort_keys=True)
         if key not in self._grammars:

@@ -6,6 +6,8 @@ A scorer asks for verdicts and gets the best strategy the backend can do:
   pair classifier over context windows; reasons are written by code.
 - ``choice_probabilities`` (the local LLM): claims extracted by the model within a fixed budget
   (sentences if that fails); one claim per request, decided from P(yes/no/unsure).
+- ``classify_pairs`` with a second opinion: the verifier first; claims it is unsure of go to the
+  second judge's own strategy.
 - otherwise (HTTP judges): claims extracted by the model; verdicts in JSON batches with quotes;
   reasons written by the judge.
 """
@@ -18,7 +20,9 @@ from typing import Literal
 
 from troth.errors import ConfigError
 from troth.judges.capabilities import Capabilities
+from troth.judges.judge import Judge
 from troth.judges.strategies.batched import BatchedVerdicts
+from troth.judges.strategies.cascade import CascadeVerdicts
 from troth.judges.strategies.choice import ChoiceVerdicts
 from troth.judges.strategies.pairs import PairVerdicts, classify_claims
 from troth.judges.strategies.session import Session
@@ -51,8 +55,14 @@ class ClaimStrategy:
         return min(ceiling, FIXED_EXTRACT_BASE_TOKENS + len(text) // 2) if self.fixed_budget else None
 
 
-def strategy_for(capabilities: Capabilities, batch_size: int) -> ClaimStrategy:
-    """The strategy for a backend with ``capabilities``."""
+def strategy_for(judge: Judge, batch_size: int) -> ClaimStrategy:
+    """The strategy for ``judge``: from its backend's capabilities, and its second opinion if any."""
+    capabilities = judge.capabilities
+    if capabilities.classify_pairs and judge.second_opinion is not None:
+        second = strategy_for(judge.second_opinion, batch_size)
+        band = judge.uncertain_band
+        cascade = CascadeVerdicts(judge.second_opinion, second.verdicts, band)
+        return ClaimStrategy("cascade", cascade, extract_with_judge=False, reason="template")
     if capabilities.classify_pairs:
         return ClaimStrategy("pairs", PairVerdicts(), extract_with_judge=False, reason="template")
     if capabilities.choice_probabilities:

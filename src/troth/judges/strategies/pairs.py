@@ -1,10 +1,12 @@
 """Verdicts from a pair classifier (the offline verifier): each claim against windows of its
 context, the deciding window's sentence kept as evidence.
 
-Aggregation over windows: P(supported) and P(contradicted) are each the highest any window
-gives. "yes" when P(supported) reaches the judge's calibrated ``yes_threshold``, else "no" when
-P(contradicted) reaches ``no_threshold``, else "unsure". A claim is supported when some part of
-the context supports it, whatever the other parts say nothing of.
+Windows: the claim's best-matching sentences (up to a window), and, when the backend declares
+``scan_windows``, every consecutive window of a long context too. Aggregation over windows:
+P(supported) and P(contradicted) are each the highest any window gives. "yes" when
+P(supported) reaches the judge's calibrated ``yes_threshold``, else "no" when P(contradicted)
+reaches ``no_threshold``, else "unsure". A claim is supported when some part of the context
+supports it, whatever the other parts say nothing of.
 """
 
 from __future__ import annotations
@@ -61,9 +63,12 @@ def to_verdict(scored: Scored, label: VerdictLabel) -> Verdict:
 async def classify_claims(session: Session, context: list[str], claims: list[str]) -> list[Scored]:
     """Every claim against each of its windows, in one classification request."""
     sentences = context_sentences(context, WINDOW_CHARS)
-    windows = [claim_windows(sentences, claim, WINDOW_CHARS) for claim in claims]
+    scan = session.judge.capabilities.scan_windows if session.judge else False
+    windows = [claim_windows(sentences, claim, WINDOW_CHARS, scan=scan) for claim in claims]
     pairs = [(window_text(w), claim) for claim, ws in zip(claims, windows, strict=True) for w in ws]
     scores = await session.classify(pairs) if pairs else []
+    if any(s.truncated for s in scores):
+        session.note(P.TRUNCATED_WINDOW_NOTE)
     out, at = [], 0
     for claim, ws in zip(claims, windows, strict=True):
         out.append(Scored(claim, ws, scores[at : at + len(ws)]))

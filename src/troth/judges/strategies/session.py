@@ -41,3 +41,6 @@ class Session(Protocol):
 
     def note(self, text: str) -> None:
         """Leave a remark for the reason (e.g. that retrieval was used)."""
+
+    def stage(self, name: str, judge: Judge) -> Session:
+        """The same step answered by another judge, its usage reported apart."""

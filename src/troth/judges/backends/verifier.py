@@ -1,0 +1,164 @@
+"""The offline claim verifier: a small cross-encoder over (passage, claim) run with onnxruntime
+(``pip install "troth[local]"``). It answers no prompts; it classifies pairs as supported,
+contradicted or unverifiable, a few milliseconds each on a CPU.
+
+The model ships inside troth (``troth/models/<name>/``): ``model.onnx`` (int8), ``tokenizer.json``
+and ``card.json`` (base model, training data, metrics, calibrated thresholds, and the sha256 of
+each file, checked when the model loads).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from troth.errors import MissingDependencyError, ModelLoadError, ModelNotFoundError
+from troth.judges.base import LABELS, BackendBase, PairScores
+from troth.judges.capabilities import Capabilities
+from troth.judges.registry import BackendOptions
+
+DEFAULT_VERIFIER = "verifier-minilm"
+INSTALL = 'pip install "troth[local]"'
+BATCH = 16
+
+_sessions: dict[Path, tuple[Any, Any]] = {}
+_sessions_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class VerifierModel:
+    """A verifier on disk and what its card says."""
+
+    name: str
+    path: Path
+    card: dict[str, Any]
+
+    @property
+    def max_tokens(self) -> int:
+        return int(self.card.get("max_tokens", 256))
+
+
+def packaged_verifiers() -> list[str]:
+    """Names of the verifiers shipped with troth."""
+    root = Path(str(resources.files("troth") / "models"))
+    return sorted(p.name for p in root.iterdir() if (p / "card.json").is_file()) if root.is_dir() else []
+
+
+def find_verifier(name: str | None) -> VerifierModel:
+    """A verifier by name (a packaged one) or by the path of its folder; its card is read now."""
+    name = name or os.environ.get("TROTH_VERIFIER") or DEFAULT_VERIFIER
+    path = Path(name) if os.sep in name else Path(str(resources.files("troth") / "models" / name))
+    card_file = path / "card.json"
+    if not card_file.is_file():
+        found = ", ".join(packaged_verifiers()) or "none"
+        raise ModelNotFoundError(
+            f"no verifier {name!r}: {card_file} does not exist (packaged verifiers: {found}); "
+            f"reinstall troth ({INSTALL}) or pass the folder of a verifier as local/<path>"
+        )
+    try:
+        card = json.loads(card_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(f"cannot read the verifier's card {card_file}: {exc}; reinstall: {INSTALL}") from exc
+    return VerifierModel(str(card.get("name", path.name)), path, card)
+
+
+def check_files(model: VerifierModel) -> None:
+    """Every file the card lists exists and has its sha256; else ModelLoadError naming it."""
+    for file_name, expected in (model.card.get("sha256") or {}).items():
+        path = model.path / file_name
+        if not path.is_file():
+            raise ModelNotFoundError(f"the verifier's file {path} is missing; reinstall troth ({INSTALL})")
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        if digest != expected:
+            raise ModelLoadError(
+                f"the verifier's file {path} is corrupt (sha256 {digest[:12]}…, expected {expected[:12]}…); "
+                f"reinstall troth ({INSTALL})"
+            )
+
+
+def load_session(model: VerifierModel) -> tuple[Any, Any]:
+    """The process-wide onnxruntime session and tokenizer of ``model`` (loaded and checked once)."""
+    with _sessions_lock:
+        if model.path not in _sessions:
+            ort, tokenizers = _import_runtime()
+            check_files(model)
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = max(1, min(os.cpu_count() or 1, 4))
+            options.inter_op_num_threads = 1
+            cpu = ["CPUExecutionProvider"]
+            try:
+                session = ort.InferenceSession(str(model.path / "model.onnx"), options, providers=cpu)
+                tokenizer = tokenizers.Tokenizer.from_file(str(model.path / "tokenizer.json"))
+            except Exception as exc:  # onnxruntime and tokenizers raise their own types
+                raise ModelLoadError(f"cannot load the verifier at {model.path}: {exc}; reinstall: {INSTALL}") from exc
+            tokenizer.enable_truncation(max_length=model.max_tokens, strategy="only_first")
+            tokenizer.enable_padding()
+            _sessions[model.path] = (session, tokenizer)
+        return _sessions[model.path]
+
+
+def _import_runtime() -> tuple[Any, Any]:
+    try:
+        import onnxruntime
+        import tokenizers
+    except ImportError as exc:
+        raise MissingDependencyError("onnxruntime and tokenizers", INSTALL) from exc
+    return onnxruntime, tokenizers
+
+
+class VerifierBackend(BackendBase):
+    """Pair classification with the packaged ONNX verifier."""
+
+    def __init__(self, model: VerifierModel) -> None:
+        self.model = model
+        self.model_id = f"local/{model.name}"
+        self.capabilities = Capabilities(
+            generates=False,
+            classify_pairs=True,
+            context_window=model.max_tokens,
+            yes_threshold=float(model.card.get("yes_threshold", 0.5)),
+            uncertain_band=tuple(model.card["uncertain_band"]) if model.card.get("uncertain_band") else None,
+            scan_windows=bool(model.card.get("scan_windows", False)),
+        )
+
+    def __repr__(self) -> str:
+        return f"VerifierBackend(model_id={self.model_id!r}, path={str(self.model.path)!r})"
+
+    async def classify(self, pairs: Sequence[tuple[str, str]]) -> list[PairScores]:
+        return await asyncio.to_thread(self.classify_now, list(pairs))
+
+    def classify_now(self, pairs: list[tuple[str, str]]) -> list[PairScores]:
+        """P(supported/contradicted/unverifiable) of each pair, in order (batched by length)."""
+        import numpy as np
+
+        session, tokenizer = load_session(self.model)
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        out: dict[int, PairScores] = {}
+        for start in range(0, len(order), BATCH):
+            chunk = order[start : start + BATCH]
+            encodings = tokenizer.encode_batch([pairs[i] for i in chunk])
+            feeds = {
+                "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+                "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+            }
+            logits = session.run(["logits"], feeds)[0].astype(np.float64)
+            probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+            probs /= probs.sum(axis=1, keepdims=True)
+            for i, p, e in zip(chunk, probs, encodings, strict=True):
+                values = dict(zip(LABELS, (float(x) for x in p), strict=True))
+                out[i] = PairScores(**values, tokens=sum(e.attention_mask), truncated=bool(e.overflowing))
+        return [out[i] for i in range(len(pairs))]
+
+
+def from_options(options: BackendOptions) -> VerifierBackend:
+    """``local`` or ``local/<verifier name or folder>``; the model loads at the first call."""
+    return VerifierBackend(find_verifier(options.name or None))
