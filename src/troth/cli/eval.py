@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
+
+if TYPE_CHECKING:
+    from troth.evals import EvalResult
 
 
 def eval_command(
@@ -50,28 +53,8 @@ def eval_command(
             cache=not no_cache,
             quiet=quiet,
         )
-    s = result.summary
-    fs = s.scorers[scorer.id]
     console = Console()
-    table = Table(title=f"evaluation {result.eval_id}")
-    for col in ("items", "scored", "failed", "resumed", "mean", "judge calls", "cached", "tokens", "wall s"):
-        table.add_column(col)
-    mean = "-" if fs.mean is None else f"{fs.mean:.3f}"
-    table.add_row(
-        str(s.total_items),
-        str(s.scored_items),
-        str(s.failed_items),
-        str(s.resumed_items),
-        mean,
-        str(s.judge_calls),
-        str(s.cached_calls),
-        f"{s.prompt_tokens + s.completion_tokens:,}",
-        f"{s.wall_s:.1f}",
-    )
-    console.print(table)
-    for item in result.items:
-        for key, err in item.errors.items():
-            console.print(f"[red]item {item.id}: {key} failed in {err.step}: {err.type}: {err.message}[/red]")
+    _print_summary(console, result, scorer.id)
     if out is not None:
         with out.open("w", encoding="utf-8") as fh:
             for row in result.rows():
@@ -79,13 +62,35 @@ def eval_command(
     if report is not None:
         console.print(f"report: {write_html(result, report)}")
     if threshold is not None:
-        below = [it.id for it in result.items if scorer.id in it.results and it.results[scorer.id].score < threshold]
-        if fs.mean is None or fs.mean < threshold or below or s.failed_items:
-            console.print(
-                f"[red]below threshold {threshold:g}: mean {mean}, {len(below)} item(s) below, "
-                f"{s.failed_items} failed[/red]"
-            )
-            raise typer.Exit(1)
+        _gate(console, result, scorer.id, threshold)
+
+
+def _print_summary(console: Console, result: EvalResult, scorer_id: str) -> None:
+    s = result.summary
+    fs = s.scorers[scorer_id]
+    table = Table(title=f"evaluation {result.eval_id}")
+    for col in ("items", "scored", "failed", "resumed", "mean", "judge calls", "cached", "tokens", "wall s"):
+        table.add_column(col)
+    mean = "-" if fs.mean is None else f"{fs.mean:.3f}"
+    table.add_row(
+        str(s.total_items), str(s.scored_items), str(s.failed_items), str(s.resumed_items), mean,
+        str(s.judge_calls), str(s.cached_calls), f"{s.prompt_tokens + s.completion_tokens:,}", f"{s.wall_s:.1f}",
+    )  # fmt: skip
+    console.print(table)
+    for item in result.items:
+        for key, err in item.errors.items():
+            console.print(f"[red]item {item.id}: {key} failed in {err.step}: {err.type}: {err.message}[/red]")
+
+
+def _gate(console: Console, result: EvalResult, scorer_id: str, threshold: float) -> None:
+    """Exit with status 1 when the mean or any item is below ``threshold``, or an item failed."""
+    s, fs = result.summary, result.summary.scorers[scorer_id]
+    below = [it.id for it in result.items if scorer_id in it.results and it.results[scorer_id].score < threshold]
+    if fs.mean is None or fs.mean < threshold or below or s.failed_items:
+        mean = "-" if fs.mean is None else f"{fs.mean:.3f}"
+        counts = f"{len(below)} item(s) below, {s.failed_items} failed"
+        console.print(f"[red]below threshold {threshold:g}: mean {mean}, {counts}[/red]")
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

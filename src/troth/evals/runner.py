@@ -13,7 +13,7 @@ import inspect
 import time
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from troth._sync import run_sync
 from troth.errors import ScorerRunError, TrothError
@@ -52,16 +52,36 @@ def scorer_entries(scorers: Any) -> list[ScorerEntry]:
     return entries
 
 
+@runtime_checkable
+class AsyncAgent(Protocol):
+    def agenerate(self, value: Any) -> Any: ...
+
+
+@runtime_checkable
+class Agent(Protocol):
+    def generate(self, value: Any) -> Any: ...
+
+
+@runtime_checkable
+class WithMessages(Protocol):
+    messages: Any
+
+
+@runtime_checkable
+class WithText(Protocol):
+    text: Any
+
+
 async def call_target(target: Any, value: Any) -> Any:
     """The target's answer to ``value`` (a callable, or an object with .agenerate/.generate)."""
-    for name in ("agenerate", "generate"):
-        method = getattr(target, name, None)
-        if callable(method):
-            out = method(value)
-            return await out if inspect.isawaitable(out) else out
-    if not callable(target):
+    if isinstance(target, AsyncAgent):
+        out = target.agenerate(value)
+    elif isinstance(target, Agent):
+        out = target.generate(value)
+    elif callable(target):
+        out = target(value)
+    else:
         raise TypeError("target must be a callable or have .generate / .agenerate")
-    out = target(value)
     return await out if inspect.isawaitable(out) else out
 
 
@@ -69,8 +89,8 @@ def normalise_output(output: Any) -> Any:
     """A string or a chat transcript; objects with ``messages`` or ``text`` are unwrapped."""
     if isinstance(output, str) or is_messages(output):
         return output
-    for attr in ("messages", "text"):
-        value = getattr(output, attr, None)
+    for value in (output.messages if isinstance(output, WithMessages) else None,
+                  output.text if isinstance(output, WithText) else None):  # fmt: skip
         if isinstance(value, str) or is_messages(value):
             return value
     if isinstance(output, Mapping):

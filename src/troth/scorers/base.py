@@ -12,7 +12,7 @@ import math
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -217,75 +217,39 @@ class Scorer:
             raise ConfigError(f"scorer {self.id!r} has no generate_score step")
         if run_id is not None and not isinstance(run_id, str):
             raise TypeError(f"run_id must be a string, not {type(run_id).__name__}")
-        run = ScorerRun(
-            input=input,
-            output=output,
-            run_id=run_id or str(uuid.uuid4()),
-            context=context,
-            ground_truth=ground_truth,
-            metadata=dict(metadata or {}),
-        )
+        run = ScorerRun(input=input, output=output, run_id=run_id or str(uuid.uuid4()), context=context,
+                        ground_truth=ground_truth, metadata=dict(metadata or {}))  # fmt: skip
         if self.prepare is not None:
             run = await _maybe_await(self.prepare(run))
         for judge in self.judges():
             judge.backend()  # configuration errors (missing key) before any request
-
-        results = StepResults()
-        prompts: dict[str, str | None] = {}
-        usage: dict[str, StepUsage] = {}
-        partial: dict[str, Any] = {}
-
-        async def execute(name: str, step: Step | None) -> Any:
-            if step is None:
-                return None
-            ctx = StepContext(run=run, results=results, judge=self.judge, step=name)
-            try:
-                if isinstance(step, PromptStep):
-                    prompt = await _maybe_await(step.create_prompt(ctx))
-                    parsed = await ctx.ask(prompt, step.output_schema, system=step.system, judge=step.judge)
-                    value = step.transform(parsed) if step.transform else parsed
-                else:
-                    value = await _maybe_await(step(ctx))
-            except ConfigError:
-                raise
-            except Exception as exc:
-                raise ScorerRunError(self.id, name, dict(partial), exc) from exc
-            prompts[name] = "\n\n---\n\n".join(ctx.prompts) if ctx.prompts else None
-            if ctx.usage is not None:
-                usage[name] = ctx.usage
-            usage.update({f"{name}.{key}": c.usage for key, c in ctx.stages.items() if c.usage is not None})
-            return value
-
-        results.preprocess = await execute("preprocess", self.preprocess_step)
-        partial["preprocess_step_result"] = results.preprocess
-        results.analyze = await execute("analyze", self.analyze_step)
-        partial["analyze_step_result"] = results.analyze
-        raw_score = await execute("generate_score", self.score_step)
+        steps = _Execution(self, run)
+        results = steps.results
+        results.preprocess = await steps.execute("preprocess", self.preprocess_step)
+        steps.partial["preprocess_step_result"] = results.preprocess
+        results.analyze = await steps.execute("analyze", self.analyze_step)
+        steps.partial["analyze_step_result"] = results.analyze
+        raw_score = await steps.execute("generate_score", self.score_step)
         if isinstance(raw_score, bool) or not isinstance(raw_score, (int, float)) or not math.isfinite(raw_score):
-            raise ScorerRunError(
-                self.id,
-                "generate_score",
-                dict(partial),
-                TypeError(f"generate_score must return a finite number, not {raw_score!r}"),
-            )
+            problem = TypeError(f"generate_score must return a finite number, not {raw_score!r}")
+            raise ScorerRunError(self.id, "generate_score", dict(steps.partial), problem)
         results.score = float(raw_score)
-        partial["score"] = results.score
-        reason = await execute("generate_reason", self.reason_step)
+        steps.partial["score"] = results.score
+        reason = await steps.execute("generate_reason", self.reason_step)
         if reason is not None and not isinstance(reason, str):
-            reason = getattr(reason, "reason", None) or str(reason)
-
+            reason = (reason.reason if isinstance(reason, _HasReason) else None) or str(reason)
         return ScoreResult(
             run_id=run.run_id,
             scorer_id=self.id,
             prompt_version=self.prompt_version,
             preprocess_step_result=results.preprocess,
-            preprocess_prompt=prompts.get("preprocess"),
+            preprocess_prompt=steps.prompts.get("preprocess"),
             analyze_step_result=results.analyze,
-            analyze_prompt=prompts.get("analyze"),
+            analyze_prompt=steps.prompts.get("analyze"),
             score=results.score,
             reason=reason,
-            generate_reason_prompt=prompts.get("generate_reason"),
-            usage=usage,
+            generate_reason_prompt=steps.prompts.get("generate_reason"),
+            usage=steps.usage,
         )
 
     def judges(self) -> list[Judge]:
@@ -295,6 +259,44 @@ class Scorer:
             if isinstance(step, PromptStep) and step.judge is not None:
                 found.append(step.judge)
         return found + [j.second_opinion for j in found if j.second_opinion is not None]
+
+
+@runtime_checkable
+class _HasReason(Protocol):
+    reason: Any
+
+
+class _Execution:
+    """The steps of one run: their shared results, prompts and usage, and what finished."""
+
+    def __init__(self, scorer: Scorer, run: ScorerRun) -> None:
+        self.scorer, self.run = scorer, run
+        self.results = StepResults()
+        self.prompts: dict[str, str | None] = {}
+        self.usage: dict[str, StepUsage] = {}
+        self.partial: dict[str, Any] = {}
+
+    async def execute(self, name: str, step: Step | None) -> Any:
+        """Run one step; a failure other than a configuration error becomes ScorerRunError."""
+        if step is None:
+            return None
+        ctx = StepContext(run=self.run, results=self.results, judge=self.scorer.judge, step=name)
+        try:
+            if isinstance(step, PromptStep):
+                prompt = await _maybe_await(step.create_prompt(ctx))
+                parsed = await ctx.ask(prompt, step.output_schema, system=step.system, judge=step.judge)
+                value = step.transform(parsed) if step.transform else parsed
+            else:
+                value = await _maybe_await(step(ctx))
+        except ConfigError:
+            raise
+        except Exception as exc:
+            raise ScorerRunError(self.scorer.id, name, dict(self.partial), exc) from exc
+        self.prompts[name] = "\n\n---\n\n".join(ctx.prompts) if ctx.prompts else None
+        if ctx.usage is not None:
+            self.usage[name] = ctx.usage
+        self.usage.update({f"{name}.{key}": c.usage for key, c in ctx.stages.items() if c.usage is not None})
+        return value
 
 
 def resolve_judge(model: str | Judge | None) -> Judge | None:

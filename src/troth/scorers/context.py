@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 
 def is_messages(value: object) -> bool:
@@ -19,20 +19,26 @@ def is_messages(value: object) -> bool:
     return isinstance(value, list) and bool(value) and all(_role(m) is not None for m in value)
 
 
+@runtime_checkable
+class _Dumps(Protocol):
+    """A pydantic model or an SDK object that dumps itself to a dict."""
+
+    def model_dump(self) -> Any: ...
+
+
 def as_dict(message: Any) -> dict[str, Any]:
     """A message as a plain dict (pydantic models and SDK objects included)."""
     if isinstance(message, dict):
         return message
-    dump = getattr(message, "model_dump", None)
-    if callable(dump):
-        result = dump()
+    if isinstance(message, _Dumps):
+        result = message.model_dump()
         if isinstance(result, dict):
             return result
     return dict(vars(message)) if hasattr(message, "__dict__") else {}
 
 
 def _role(message: Any) -> str | None:
-    role = message.get("role") if isinstance(message, dict) else getattr(message, "role", None)
+    role = as_dict(message).get("role")
     return role if isinstance(role, str) else None
 
 

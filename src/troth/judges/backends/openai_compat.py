@@ -68,17 +68,16 @@ class OpenAICompatBackend(BackendBase):
         if client is not None:
             await client.close()
 
-    async def complete(
+    def _request(
         self,
         messages: list[Message],
-        *,
         schema: dict[str, Any] | None,
         schema_name: str,
         max_tokens: int,
         temperature: float,
         seed: int | None,
-        retry: bool = False,
-    ) -> Completion:
+    ) -> dict[str, Any]:
+        """The chat-completion request's arguments (structured output as the provider supports it)."""
         kwargs: dict[str, Any] = {
             "model": self._model_name,
             "messages": messages,
@@ -95,6 +94,20 @@ class OpenAICompatBackend(BackendBase):
         elif schema is not None and self.capabilities.structured == "json_object":
             kwargs["response_format"] = {"type": "json_object"}
 
+        return kwargs
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: dict[str, Any] | None,
+        schema_name: str,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+        retry: bool = False,
+    ) -> Completion:
+        kwargs = self._request(messages, schema, schema_name, max_tokens, temperature, seed)
         tries = self._max_retries + 1
         try:
             raw = await self._client().chat.completions.with_raw_response.create(**kwargs)
