@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
+import troth.scorers.claims as C
 from troth.judges.judge import Judge
 from troth.judges.strategies.batched import id_checker, judge_in_batches
 from troth.judges.strategies.session import Session
 from troth.prompts import answer_relevancy as R
-from troth.scorers import claims as C
 from troth.scorers.base import Scorer, StepContext, resolve_judge
 from troth.scorers.inputs import validate_scale
 from troth.scorers.reasons import REASON_MAX_TOKENS, check_reason_mode, count, template_reason, verdict_list

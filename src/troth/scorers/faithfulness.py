@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
+import troth.scorers.claims as C
 from troth.judges.judge import Judge
 from troth.prompts import faithfulness as F
-from troth.scorers import claims as C
 from troth.scorers.base import Scorer
 
 REASON_LABELS = (("yes", "Supported"), ("no", "Contradicted"), ("unsure", "Not verifiable from the context"))

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Literal
 
+import troth.scorers.claims as C
 from troth.judges.judge import Judge
 from troth.prompts import hallucination as H
-from troth.scorers import claims as C
 from troth.scorers.base import Scorer
 
 REASON_LABELS = (("no", "Contradicted"), ("unsure", "Not in the context"), ("yes", "Supported"))
