@@ -1,4 +1,4 @@
-from troth.sentences import split_sentences
+from troth.sentences import sentence_spans, split_claims, split_sentences
 
 
 def test_splits_on_sentence_ends() -> None:
@@ -22,3 +22,25 @@ def test_keeps_abbreviations_initials_and_decimals() -> None:
 def test_empty_and_unterminated() -> None:
     assert split_sentences("  ") == []
     assert split_sentences("no end mark\nacross lines") == ["no end mark across lines"]
+
+
+def test_sentence_spans_point_into_the_text() -> None:
+    text = "  First one.   Second\nline here! "
+    spans = sentence_spans(text)
+    assert [text[a:b] for a, b in spans] == ["First one.", "Second\nline here!"]
+
+
+def test_split_claims_splits_coordinated_clauses_only() -> None:
+    assert split_claims("The Model 3 is an electric sedan, and deliveries began in July 2017.") == [
+        "The Model 3 is an electric sedan.",
+        "Deliveries began in July 2017.",
+    ]
+    assert split_claims("He went home, but she stayed; it rained all night.") == [
+        "He went home, but she stayed.",  # "she stayed" is too short to stand alone
+        "It rained all night.",
+    ]
+    assert split_claims("The bridge opened in 1932, and it carries six lanes.") == [
+        "The bridge opened in 1932.",
+        "It carries six lanes.",
+    ]
+    assert split_claims("Tom and Ann were sad and tired.") == ["Tom and Ann were sad and tired."]  # no clause joined

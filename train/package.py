@@ -1,5 +1,6 @@
-"""Put a trained verifier into troth: calibrate its thresholds on the validation pairs (never
-trained on), then write ``model.onnx``, ``tokenizer.json`` and ``card.json`` to the package.
+"""Put a trained verifier into troth: fit its calibration head on claims of the dev files'
+training half (train/head.py), calibrate its thresholds on the validation pairs (never trained
+on), then write ``model.onnx``, ``tokenizer.json`` and ``card.json`` to the package.
 
     python -m train.package --run train/runs/v1 --dest src/troth/models/verifier-minilm
 
@@ -19,6 +20,7 @@ from typing import Any
 from bench.common import DATA_DIR
 from bench.metrics import best_threshold, detection, roc_auc
 from train.data import SUPPORTED, training_pairs
+from train.head import fit_head
 from train.verifier import MAX_TOKENS, MIX
 from troth.judges.backends.verifier import VerifierBackend, VerifierModel
 
@@ -26,10 +28,10 @@ FILES = ("model.onnx", "tokenizer.json")
 BAND_SHARE = 0.25  # share of validation claims the cascade's uncertain band holds
 
 
-def validation_scores(folder: Path, args: argparse.Namespace) -> tuple[list[int], list[float]]:
-    """(1 = supported, P(supported)) for each validation pair."""
+def validation_scores(folder: Path, head: dict[str, Any], args: argparse.Namespace) -> tuple[list[int], list[float]]:
+    """(1 = supported, P(supported) with the head) for each validation pair."""
     pairs = training_pairs(Path(args.data_dir), synthetic=args.synthetic, seed=args.seed)[: args.valid]
-    backend = VerifierBackend(VerifierModel("candidate", folder, {"max_tokens": MAX_TOKENS}))
+    backend = VerifierBackend(VerifierModel("candidate", folder, {"max_tokens": MAX_TOKENS, "head": head}))
     scores = backend.classify_now([(p.passage, p.claim) for p in pairs])
     return [int(p.target == SUPPORTED) for p in pairs], [s.supported for s in scores]
 
@@ -41,7 +43,9 @@ def band_around(threshold: float, scores: list[float], share: float) -> tuple[fl
     return round(min(min(inside), threshold), 4), round(max(max(inside), threshold) + 1e-4, 4)
 
 
-def card(run: Path, labels: list[int], scores: list[float], args: argparse.Namespace) -> dict[str, Any]:
+def card(
+    run: Path, head: dict[str, Any], labels: list[int], scores: list[float], args: argparse.Namespace
+) -> dict[str, Any]:
     yes = round(best_threshold(labels, scores), 4)  # P(supported) below it: not supported
     log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines() if line.strip()]
     return {
@@ -55,6 +59,7 @@ def card(run: Path, labels: list[int], scores: list[float], args: argparse.Names
             "data": "../shared/data/train (esnli, mnli-binary, fever-nli-binary, summedits), the training half "
                     "of the dev files (bench/splits.py), synthetic edits of their sentences",
         },
+        "head": head,
         "yes_threshold": yes,
         "uncertain_band": list(band_around(yes, scores, BAND_SHARE)),
         "scan_windows": False,
@@ -73,12 +78,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--synthetic", type=int, default=8000)
     parser.add_argument("--valid", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--head-items", type=int, default=400, help="training-half items per dev file for the head")
     args = parser.parse_args(argv)
     args.dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(args.run / "verifier.onnx", args.dest / "model.onnx")
     shutil.copy(args.run / "tokenizer.json", args.dest / "tokenizer.json")
-    labels, scores = validation_scores(args.dest, args)
-    data = card(args.run, labels, scores, args)
+    head = fit_head(args.dest, Path(args.data_dir), args.head_items)
+    labels, scores = validation_scores(args.dest, head, args)
+    data = card(args.run, head, labels, scores, args)
     data["sha256"] = {f: hashlib.sha256((args.dest / f).read_bytes()).hexdigest() for f in FILES}
     (args.dest / "card.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     print(json.dumps({k: data[k] for k in ("yes_threshold", "uncertain_band", "validation")}, indent=1))

@@ -49,14 +49,23 @@ _VERB = re.compile(
 )
 
 
+_PRONOUN = frozenset(["it", "he", "she", "they", "we", "i", "you", "this", "these", "those", "there"])
+
+
 def _has_verb(words: list[str]) -> bool:
     return any(_VERB.fullmatch(w.strip(",.;:!?\"'()")) for w in words)
+
+
+def _starts_clause(words: list[str]) -> bool:
+    """A verb among the first four words, or a subject pronoun first ("it carries ...")."""
+    return _has_verb(words[:4]) or words[0].lower() in _PRONOUN
 
 
 def split_claims(text: str) -> list[str]:
     """Claims without a model: each sentence, with coordinated clauses ("X is a sedan, and
     deliveries began in July") split into claims of their own. A part is split off only when
-    both sides are clauses (three words or more, a verb; on the right, among its first four)."""
+    both sides are clauses (three words or more with a verb; on the right, among its first four
+    words or after a subject pronoun)."""
     claims: list[str] = []
     for sentence in split_sentences(text):
         joints = list(_JOINT.finditer(sentence))
@@ -65,7 +74,7 @@ def split_claims(text: str) -> list[str]:
             left = sentence[start : joint.start()].split()
             right_end = joints[k + 1].start() if k + 1 < len(joints) else len(sentence)
             right = sentence[joint.end() : right_end].split()
-            if len(left) >= 3 and len(right) >= 3 and _has_verb(left) and _has_verb(right[:4]):
+            if len(left) >= 3 and len(right) >= 3 and _has_verb(left) and _starts_clause(right):
                 claims.append(_as_sentence(sentence[start : joint.start()]))
                 start = joint.end()
         claims.append(_as_sentence(sentence[start:]) if start else sentence)

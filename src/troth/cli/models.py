@@ -13,12 +13,17 @@ models_app = typer.Typer(help="Models for the offline judge.", no_args_is_help=T
 def models_list() -> None:
     """Show the local models that troth can find."""
     from troth.judges.backends.llama_models import list_models
+    from troth.judges.backends.verifier import find_verifier, packaged_verifiers
 
     table = Table()
     table.add_column("Model")
     table.add_column("Installed")
     table.add_column("Description")
     table.add_column("Size / how to install")
+    for name in packaged_verifiers():
+        card = find_verifier(name).card
+        detail = f"ships with troth; {card.get('base', '')}"
+        table.add_row(f"local/{name}", "[green]yes[/green]", "offline claim verifier (the default)", detail)
     for row in list_models():
         mark = "[green]yes[/green]" if row.installed else "[red]no[/red]"
         table.add_row(row.name, mark, row.description, row.detail)

@@ -2,38 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from troth.types import ScoreResult
+from troth.types import ScoreResult, Verdict
 
 VERDICT_STYLE = {"yes": "green", "no": "red", "unsure": "yellow"}
 
 
-def claims_table(verdicts: list[dict[str, Any]]) -> Table:
-    """Claims with coloured verdicts and their evidence."""
+def claims_table(verdicts: Sequence[Verdict | dict[str, Any]]) -> Table:
+    """Claims with coloured verdicts, P(supported) when the judge gives it, and their evidence."""
     table = Table(show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("Claim")
     table.add_column("Verdict")
     table.add_column("Evidence")
-    for i, v in enumerate(verdicts, 1):
-        ev = v.get("evidence")
+    for i, item in enumerate(verdicts, 1):
+        v = item if isinstance(item, Verdict) else Verdict.from_dict(item)
+        ev = v.evidence
         if ev is None:
             evidence = "-"
-        elif ev["verified"]:
-            evidence = (
-                f"\u201c{ev['quote']}\u201d [dim](context {ev['context_index']}, {ev['start']}-{ev['end']})[/dim]"
-            )
+        elif ev.verified:
+            evidence = f"\u201c{ev.quote}\u201d [dim](context {ev.context_index}, {ev.start}-{ev.end})[/dim]"
         else:
-            evidence = f"[red]not in context:[/red] \u201c{ev['quote']}\u201d"
-        style = VERDICT_STYLE.get(v["verdict"], "")
-        verdict = f"[{style}]{v['verdict']}[/{style}]"
-        if v.get("probabilities"):
-            verdict += f" [dim]P(yes) {v['probabilities']['yes']:.2f}[/dim]"
-        table.add_row(str(i), v["claim"], verdict, evidence)
+            evidence = f"[red]not in context:[/red] \u201c{ev.quote}\u201d"
+        style = VERDICT_STYLE.get(v.verdict, "")
+        verdict = f"[{style}]{v.verdict}[/{style}]"
+        if v.p_supported is not None:
+            verdict += f" [dim]P(supported) {v.p_supported:.2f}[/dim]"
+        table.add_row(str(i), v.claim, verdict, evidence)
     return table
 
 
@@ -41,7 +41,8 @@ def render_result(result: ScoreResult, console: Console, scale: float, title: st
     """Score, reason and a per-claim table."""
     console.print(f"[bold]{title}:[/bold] {result.score:g} / {scale:g}")
     console.print(f"[bold]Reason:[/bold] {result.reason}")
-    verdicts = (result.analyze_step_result or {}).get("verdicts", [])
+    analyze = result.analyze_step_result
+    verdicts = analyze.get("verdicts", []) if analyze is not None else []
     if verdicts:
         console.print(claims_table(verdicts))
     used = sum(u.prompt_tokens + u.completion_tokens for u in result.usage.values())

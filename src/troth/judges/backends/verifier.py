@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from troth.errors import MissingDependencyError, ModelLoadError, ModelNotFoundError
-from troth.judges.base import LABELS, BackendBase, PairScores
+from troth.judges.base import BackendBase, PairScores
 from troth.judges.capabilities import Capabilities
 from troth.judges.registry import BackendOptions
+from troth.overlap import apply_head, features
 
 DEFAULT_VERIFIER = "verifier-minilm"
 INSTALL = 'pip install "troth[local]"'
@@ -154,9 +155,19 @@ class VerifierBackend(BackendBase):
             probs = np.exp(logits - logits.max(axis=1, keepdims=True))
             probs /= probs.sum(axis=1, keepdims=True)
             for i, p, e in zip(chunk, probs, encodings, strict=True):
-                values = dict(zip(LABELS, (float(x) for x in p), strict=True))
-                out[i] = PairScores(**values, tokens=sum(e.attention_mask), truncated=bool(e.overflowing))
+                values = self._calibrated(pairs[i], (float(p[0]), float(p[1]), float(p[2])))
+                out[i] = PairScores(*values, tokens=sum(e.attention_mask), truncated=bool(e.overflowing))
         return [out[i] for i in range(len(pairs))]
+
+    def _calibrated(self, pair: tuple[str, str], p: tuple[float, float, float]) -> tuple[float, float, float]:
+        """With the card's head: P(supported) from the classifier and the claim's lexical evidence
+        in the passage; the rest shared between contradicted and unverifiable as the model did."""
+        head = self.model.card.get("head")
+        if not head:
+            return p
+        supported = apply_head(features(pair[0], pair[1], p), head["weights"], head["bias"])
+        rest = p[1] + p[2] or 1.0
+        return supported, (1 - supported) * p[1] / rest, (1 - supported) * p[2] / rest
 
 
 def from_options(options: BackendOptions) -> VerifierBackend:

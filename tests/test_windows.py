@@ -1,0 +1,27 @@
+from troth.windows import claim_windows, consecutive, context_sentences, rank, window_text
+
+
+def test_sentences_keep_segment_and_offsets_and_long_ones_are_cut_at_spaces() -> None:
+    context = ["Short one. " + "word " * 50, "Second segment here."]
+    sentences = context_sentences(context, max_chars=60)
+    assert all(len(s.text) <= 60 for s in sentences)
+    assert all(context[s.segment][s.start : s.end] == s.text for s in sentences)
+    assert sentences[-1].segment == 1 and sentences[-1].text == "Second segment here."
+
+
+def test_a_context_that_fits_is_one_window_else_best_sentences_then_every_window() -> None:
+    short = context_sentences(["A cat sat. A dog ran."], 100)
+    assert [window_text(w) for w in claim_windows(short, "the dog", 100)] == ["A cat sat. A dog ran."]
+    long = context_sentences([" ".join(f"Line {i} is about topic {i}." for i in range(30))], 300)
+    windows = claim_windows(long, "topic 29", 60, scan=True)
+    assert "topic 29" in window_text(windows[0])  # the best-matching sentence first
+    assert len(windows) == 1 + len(consecutive(long, 60))
+    covered = {s.start for w in windows[1:] for s in w}
+    assert covered == {s.start for s in long}  # every sentence is in some window: nothing is cut
+    assert claim_windows(long, "topic 29", 60, scan=False) == windows[:1]
+
+
+def test_rank_prefers_rare_shared_words() -> None:
+    sentences = context_sentences(["The report is long. The report cites Zanzibar."], 200)
+    scores = rank(sentences, "a report about Zanzibar")
+    assert scores[1] > scores[0] > 0

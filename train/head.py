@@ -1,0 +1,84 @@
+"""Fit the verifier's calibration head: a logistic regression over the classifier's log-odds and
+the claim's lexical evidence in its passage (troth.overlap), on claims of the dev files'
+training half: each sentence-claim of a faithful output is supported; a one-claim unfaithful
+output is not.
+
+    python -m train.head --model train/runs/v1/package-folder      # prints the head as JSON
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bench.common import DATA_DIR
+from bench.splits import read_half
+from train.data import DEV_FILES, WINDOW_CHARS
+from troth.judges.backends.verifier import VerifierBackend, VerifierModel
+from troth.overlap import FEATURES, features
+from troth.sentences import split_claims
+from troth.windows import claim_windows, context_sentences, window_text
+
+
+def claim_examples(data_dir: Path, per_file: int) -> list[tuple[str, str, int]]:
+    """(passage, claim, 1 = supported) from the training half of every dev file."""
+    out = []
+    for name in DEV_FILES:
+        taken = 0
+        for row in read_half(data_dir / f"{name}.jsonl", "train"):
+            claims = split_claims(row["output"])
+            if row["label"] == 0 and len(claims) != 1:
+                continue  # which claim is wrong is not labeled
+            sentences = context_sentences(row["context"], WINDOW_CHARS)
+            for claim in claims:
+                windows = claim_windows(sentences, claim, WINDOW_CHARS, scan=False)
+                out.append((window_text(windows[0]) if windows else "", claim, int(row["label"])))
+            taken += 1
+            if taken >= per_file:
+                break
+    return out
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> tuple[list[float], float]:
+    """Logistic regression by Newton's method with an L2 penalty on the weights, classes balanced."""
+    xb = np.hstack([x, np.ones((len(x), 1))])
+    weight = np.where(y == 1, 0.5 / max(y.mean(), 1e-9), 0.5 / max(1 - y.mean(), 1e-9))
+    w = np.zeros(xb.shape[1])
+    penalty = np.eye(xb.shape[1]) * l2
+    penalty[-1, -1] = 0.0
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-(xb @ w)))
+        grad = xb.T @ (weight * (p - y)) + penalty @ w
+        hess = (xb * (weight * p * (1 - p))[:, None]).T @ xb + penalty
+        w -= np.linalg.solve(hess, grad)
+    return [round(float(v), 5) for v in w[:-1]], round(float(w[-1]), 5)
+
+
+def fit_head(model_dir: Path, data_dir: Path, per_file: int) -> dict[str, Any]:
+    examples = claim_examples(data_dir, per_file)
+    raw = VerifierModel("raw", model_dir, {"max_tokens": 256})  # no head: the classifier alone
+    scores = VerifierBackend(raw).classify_now([(p, c) for p, c, _ in examples])
+    x = np.array([features(p, c, (s.supported, s.contradicted, s.unverifiable))
+                  for (p, c, _), s in zip(examples, scores, strict=True)])  # fmt: skip
+    y = np.array([label for _, _, label in examples], dtype=float)
+    weights, bias = fit(x, y)
+    return {"features": list(FEATURES), "weights": weights, "bias": bias, "claims": len(examples),
+            "supported_share": round(float(y.mean()), 3)}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", type=Path, required=True, help="folder with model.onnx and tokenizer.json")
+    parser.add_argument("--data-dir", type=Path, default=DATA_DIR)
+    parser.add_argument("--per-file", type=int, default=400)
+    args = parser.parse_args(argv)
+    print(json.dumps(fit_head(args.model, args.data_dir, args.per_file), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
