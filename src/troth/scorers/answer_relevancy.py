@@ -84,7 +84,7 @@ def make_reason(scale: float, weight: float, mode: Any) -> Any:
 
 
 def create_answer_relevancy_scorer(
-    model: str | Judge = "local",
+    model: str | Judge = "local-llm",
     *,
     uncertainty_weight: float = 0.3,
     scale: float = 1,
@@ -94,7 +94,8 @@ def create_answer_relevancy_scorer(
 ) -> Scorer:
     """Answer relevancy: (relevant + ``uncertainty_weight`` * partly relevant) / all statements * ``scale``.
 
-    Needs ``input`` (the question); a run without one raises ValueError.
+    Needs ``input`` (the question); a run without one raises ValueError. Needs a judge that
+    answers prompts: an HTTP judge or the local LLM (the default), not the pair-classifying verifier.
     """
     if isinstance(uncertainty_weight, bool) or not isinstance(uncertainty_weight, (int, float)):
         raise TypeError(f"uncertainty_weight must be a number, not {type(uncertainty_weight).__name__}")

@@ -3,7 +3,9 @@
 Each scores the output, raises ``AssertionError`` with the score, the threshold and the
 failing claims with their reasons, and returns the :class:`~troth.types.ScoreResult` on
 success. The judge is ``model=`` (a string or Judge), else ``$TROTH_MODEL`` (the pytest
-plugin's ``--troth-model`` sets it), else ``"local"``.
+plugin's ``--troth-model`` sets it), else the offline judge: the verifier (``"local"``) for
+faithfulness and hallucination, the local LLM (``"local-llm"``) for relevancy, which a pair
+classifier cannot judge.
 """
 
 from __future__ import annotations
@@ -34,17 +36,18 @@ def remove_recorder(recorder: Recorder) -> None:
         _recorders.remove(recorder)
 
 
-def default_judge(model: str | Judge | None = None) -> Judge:
-    """``model``, else ``$TROTH_MODEL`` (with ``$TROTH_BASE_URL`` for a server), else local."""
+def default_judge(model: str | Judge | None = None, offline: str = "local") -> Judge:
+    """``model``, else ``$TROTH_MODEL`` (with ``$TROTH_BASE_URL`` for a server), else ``offline``."""
     if isinstance(model, Judge):
         return model
-    name = model or os.environ.get(ENV_MODEL) or "local"
+    name = model or os.environ.get(ENV_MODEL) or offline
     base_url = os.environ.get(ENV_BASE_URL)
     return Judge(name, base_url=base_url) if base_url and model is None else Judge(name)
 
 
 def _failing(result: ScoreResult, bad: tuple[str, ...]) -> str:
-    verdicts = (result.analyze_step_result or {}).get("verdicts", [])
+    analyze = result.analyze_step_result
+    verdicts = analyze.get("verdicts", []) if analyze is not None else []
     lines = [f"  - [{v['verdict']}] {v['claim']} -- {v['reason']}" for v in verdicts if v["verdict"] in bad]
     return "\n".join(lines) if lines else "  (no claims)"
 
@@ -102,7 +105,8 @@ def assert_relevant(
 ) -> ScoreResult:
     """Fail unless the answer-relevancy score is at least ``threshold``."""
     scorer = create_answer_relevancy_scorer(
-        default_judge(model), uncertainty_weight=uncertainty_weight, scale=scale, reason="template"
+        default_judge(model, offline="local-llm"), uncertainty_weight=uncertainty_weight, scale=scale,
+        reason="template",
     )
     result = scorer.run(input=input, output=output)
     _check("answer-relevancy", result, threshold, result.score >= threshold, ("no", "unsure"), "<")

@@ -3,10 +3,9 @@ context, the deciding window's sentence kept as evidence.
 
 Windows: the claim's best-matching sentences (up to a window), and, when the backend declares
 ``scan_windows``, every consecutive window of a long context too. Aggregation over windows:
-P(supported) and P(contradicted) are each the highest any window gives. "yes" when
-P(supported) reaches the judge's calibrated ``yes_threshold``, else "no" when P(contradicted)
-reaches ``no_threshold``, else "unsure". A claim is supported when some part of the context
-supports it, whatever the other parts say nothing of.
+P(supported) and P(contradicted) are each the highest any window gives (see :func:`decide`). A
+claim is supported when some part of the context supports it, whatever the other parts say
+nothing of; a contradiction likelier than support outweighs a low threshold.
 """
 
 from __future__ import annotations
@@ -40,9 +39,15 @@ class Scored:
 
 
 def decide(scored: Scored, yes_threshold: float, no_threshold: float = 0.5) -> VerdictLabel:
-    if scored.probability("supported") >= yes_threshold:
+    """"no" when P(contradicted) reaches ``no_threshold`` and exceeds P(supported); else "yes" when
+    P(supported) reaches ``yes_threshold``; else "no" when P(contradicted) reaches ``no_threshold``;
+    else "unsure"."""
+    supported, contradicted = scored.probability("supported"), scored.probability("contradicted")
+    if contradicted >= no_threshold and contradicted > supported:
+        return "no"
+    if supported >= yes_threshold:
         return "yes"
-    return "no" if scored.probability("contradicted") >= no_threshold else "unsure"
+    return "no" if contradicted >= no_threshold else "unsure"
 
 
 def to_verdict(scored: Scored, label: VerdictLabel) -> Verdict:
