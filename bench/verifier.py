@@ -23,6 +23,7 @@ import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -32,6 +33,7 @@ from bench.common import DATA_DIR, FILES, RESULTS, fmt, table, write_results
 from bench.metrics import detection, roc_auc, tuned_accuracy
 from bench.splits import read_half
 from troth import Judge, create_faithfulness_scorer
+from troth.judges.backends.verifier import VerifierBackend
 from troth.sentences import split_sentences
 from troth.windows import terms
 
@@ -102,6 +104,18 @@ def summarise(items: list[dict[str, Any]], wall: float | None, second: str | Non
     }
 
 
+def scanning_copy(model: str, folder: Path) -> str:
+    """A copy of the verifier ``model`` whose card asks for every window of a long context."""
+    source = Judge(model).backend()
+    if not isinstance(source, VerifierBackend):
+        raise SystemExit("--scan-windows needs a verifier model")
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("model.onnx", "tokenizer.json"):
+        (folder / name).symlink_to(source.model.path / name)
+    (folder / "card.json").write_text(json.dumps(source.model.card | {"scan_windows": True, "name": "scan"}))
+    return f"local/{folder}"
+
+
 def cold_start(model: str) -> float:
     """Seconds for a fresh interpreter to import troth, load the verifier and score the example."""
     code = (
@@ -150,16 +164,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--files", nargs="*", default=list(FILES))
     parser.add_argument("--quick", action="store_true", help="4 items per label, two files")
+    parser.add_argument("--scan-windows", action="store_true", help="check every window of long contexts too")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     if args.quick:
         args.per_label, args.files = 4, args.files[:2]
+    if args.scan_windows:
+        args.model = scanning_copy(args.model, Path(tempfile.mkdtemp()) / "scan")
     report: dict[str, Any] = {
         "model": Judge(args.model).backend().model_id, "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "machine": f"{platform.machine()}, {platform.python_version()}", "per_label": args.per_label,
         "cold_start_s": cold_start(args.model), "files": {},
     }  # fmt: skip
-    stem = args.out or RESULTS / f"verifier-{dt.date.today()}{'-quick' if args.quick else ''}"
+    suffix = ("-quick" if args.quick else "") + ("-scan" if args.scan_windows else "")
+    stem = args.out or RESULTS / f"verifier-{dt.date.today()}{suffix}"
     for name in args.files:
         report["files"][name] = asyncio.run(one_file(name, args))
         report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
