@@ -78,7 +78,7 @@ def test_missing_model_is_a_config_error_before_any_work(monkeypatch: pytest.Mon
     monkeypatch.delenv("TROTH_LOCAL_MODEL", raising=False)
     monkeypatch.setattr(local_models, "KNOWN_MODELS", (MISSING_PKG,))
     with pytest.raises(ModelNotFoundError):
-        create_faithfulness_scorer("local", context=["c"]).run(output="A claim.")
+        create_faithfulness_scorer("local-llm", context=["c"]).run(output="A claim.")
 
 
 def test_chunks_are_joined_and_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
