@@ -1,6 +1,6 @@
-"""Put a trained verifier into troth: fit its calibration head on claims of the dev files'
-training half (train/head.py), calibrate its thresholds on the validation pairs (never trained
-on), then write ``model.onnx``, ``tokenizer.json`` and ``card.json`` to the package.
+"""Put a trained verifier into troth: fit its calibration head (train/head.py) and calibrate
+its thresholds on the validation pairs (held out of training), then write ``model.onnx``,
+``tokenizer.json`` and ``card.json`` to the package.
 
     python -m train.package --run train/runs/v1 --dest src/troth/models/verifier-minilm
 
@@ -20,7 +20,7 @@ from typing import Any
 from bench.common import DATA_DIR
 from bench.metrics import best_threshold, detection, roc_auc
 from train.data import SUPPORTED, training_pairs
-from train.head import fit_head
+from train.head import fit_head, validation_examples
 from train.verifier import MAX_TOKENS, MIX
 from troth.judges.backends.verifier import VerifierBackend, VerifierModel
 
@@ -78,12 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--synthetic", type=int, default=8000)
     parser.add_argument("--valid", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--head-items", type=int, default=400, help="training-half items per dev file for the head")
     args = parser.parse_args(argv)
     args.dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(args.run / "verifier.onnx", args.dest / "model.onnx")
     shutil.copy(args.run / "tokenizer.json", args.dest / "tokenizer.json")
-    head = fit_head(args.dest, Path(args.data_dir), args.head_items)
+    head = fit_head(args.dest, validation_examples(Path(args.data_dir), args.synthetic, args.valid, args.seed))
     labels, scores = validation_scores(args.dest, head, args)
     data = card(args.run, head, labels, scores, args)
     data["sha256"] = {f: hashlib.sha256((args.dest / f).read_bytes()).hexdigest() for f in FILES}

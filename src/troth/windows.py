@@ -71,9 +71,11 @@ def rank(sentences: list[Sentence], claim: str) -> list[float]:
 
 
 def best_sentences(sentences: list[Sentence], claim: str, budget_chars: int) -> list[Sentence]:
-    """The best-matching sentences that fit ``budget_chars`` together, in context order."""
+    """The sentences sharing words with ``claim`` that fit ``budget_chars`` together, best first,
+    returned in context order (the best one alone when none shares a word)."""
     scores = rank(sentences, claim)
     order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
+    order = [i for i in order if scores[i] > 0] or order[:1]
     chosen: list[int] = []
     used = 0
     for i in order:
