@@ -85,12 +85,14 @@ async def score_rows(judge: Judge, rows: list[dict[str, Any]]) -> tuple[list[dic
     return out, time.perf_counter() - started
 
 
-def summarise(items: list[dict[str, Any]], wall: float | None, second: str | None = None) -> dict[str, Any]:
+def summarise(items: list[dict[str, Any]], wall: float | None, first: str | None = None) -> dict[str, Any]:
+    """Metrics of scored items; with ``first`` (a cascade's first stage), the share of claims
+    that its second judge decided."""
     labels = [i["label"] for i in items]
     scores = [i["score"] for i in items]
     probs = [i["p_faithful"] for i in items]
     claims = sum(len(i.get("verdicts", [])) for i in items)
-    sent = sum(1 for i in items for by in i.get("decided_by", []) if second and by == second)
+    sent = sum(1 for i in items for by in i.get("decided_by", []) if first and by not in (None, first))
     counts = {str(y): dict(Counter(v for i in items if i["label"] == y for v in i.get("verdicts", []))) for y in (0, 1)}
     return {
         "items": len(items),
@@ -99,7 +101,7 @@ def summarise(items: list[dict[str, Any]], wall: float | None, second: str | Non
         "roc_auc": roc_auc(labels, probs),
         "ece": ece(labels, probs),
         "claims_per_s": claims / wall if wall and claims else None,
-        "share_to_second": sent / claims if second and claims else None,
+        "share_to_second": sent / claims if first and claims else None,
         "verdicts_by_label": counts,
     }
 
@@ -135,12 +137,13 @@ async def one_file(name: str, args: argparse.Namespace) -> dict[str, Any]:
     report = {"baseline": summarise(baseline, None), "verifier": summarise(verified, wall)}
     if args.llm:
         few = rows[: args.llm_items]
-        llm, llm_wall = await score_rows(Judge(args.llm), few)
-        cascade, c_wall = await score_rows(Judge(args.model, second_opinion=args.llm), few)
         by_id = {v["id"]: v for v in verified}
         report["verifier (LLM items)"] = summarise([by_id[r["id"]] for r in few], None)
-        report["LLM only"] = summarise(llm, llm_wall)
-        report["cascade"] = summarise(cascade, c_wall, second=Judge(args.llm).model_id)
+        if not args.skip_llm_only:
+            llm, llm_wall = await score_rows(Judge(args.llm), few)
+            report["LLM only"] = summarise(llm, llm_wall)
+        cascade, c_wall = await score_rows(Judge(args.model, second_opinion=args.llm), few)
+        report["cascade"] = summarise(cascade, c_wall, first=Judge(args.model).backend().model_id)
     return report
 
 
@@ -161,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-label", type=int, default=75)
     parser.add_argument("--llm", help="a local LLM judge for the cascade and LLM-only rows")
     parser.add_argument("--llm-items", type=int, default=16)
+    parser.add_argument("--skip-llm-only", action="store_true", help="with --llm: the cascade row only")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--files", nargs="*", default=list(FILES))
     parser.add_argument("--quick", action="store_true", help="4 items per label, two files")
