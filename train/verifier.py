@@ -74,6 +74,13 @@ def encode(tokenizer: Any, batch: list[Pair]) -> dict[str, Any]:
     }
 
 
+def _transformers() -> Any:
+    """The transformers module, typed loosely (its own annotations are partial)."""
+    import transformers
+
+    return transformers
+
+
 def load_tokenizer(model_dir: Path) -> Any:
     from tokenizers import Tokenizer
 
@@ -116,7 +123,7 @@ def evaluate(model: Any, tokenizer: Any, pairs: list[Pair]) -> dict[str, float]:
 
 def train(args: argparse.Namespace) -> None:
     import torch
-    from transformers import BertForSequenceClassification, get_linear_schedule_with_warmup
+    transformers = _transformers()
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -128,11 +135,11 @@ def train(args: argparse.Namespace) -> None:
     valid, pool = pairs[: args.valid], pairs[args.valid :]
     plan = batches(mixed_order(pool, args.steps * args.batch_size, args.seed), args.batch_size, args.seed)
     tokenizer = load_tokenizer(base_model_dir())
-    model = BertForSequenceClassification.from_pretrained(str(base_model_dir()), num_labels=3)
+    model = transformers.BertForSequenceClassification.from_pretrained(str(base_model_dir()), num_labels=3)
     model.bert.embeddings.word_embeddings.weight.requires_grad_(False)  # 11.7M of 22.7M weights: kept as trained
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.01)
-    schedule = get_linear_schedule_with_warmup(optimizer, int(0.06 * len(plan)), len(plan))
+    schedule = transformers.get_linear_schedule_with_warmup(optimizer, int(0.06 * len(plan)), len(plan))
     step = _resume(out, model, optimizer, schedule)
     log = (out / "log.jsonl").open("a", encoding="utf-8")
     started, seen = time.perf_counter(), 0
@@ -186,10 +193,9 @@ def export(args: argparse.Namespace) -> None:
 
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
-    from transformers import BertForSequenceClassification
 
     out = Path(args.out)
-    model = BertForSequenceClassification.from_pretrained(str(base_model_dir()), num_labels=3)
+    model = _transformers().BertForSequenceClassification.from_pretrained(str(base_model_dir()), num_labels=3)
     model.load_state_dict(torch.load(out / "checkpoint.pt", weights_only=True)["model"])
     model.eval()
     dummy = encode(load_tokenizer(base_model_dir()), [Pair("A passage.", "A claim.", 0, "x")])
