@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from troth.errors import ContextTooLongError, MissingDependencyError
 from troth.sentences import split_sentences
-from troth.windows import terms
+from troth.windows import pack, terms
 
 
 def select_sentences(context: list[str], claim: str, budget_chars: int) -> list[str]:
@@ -28,18 +28,11 @@ def select_sentences(context: list[str], claim: str, budget_chars: int) -> list[
     corpus = [terms(s) or [""] for s in sentences]
     scores = BM25Okapi(corpus).get_scores(terms(claim))
     ranked = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
-    chosen: list[int] = []
-    used = 0
-    for i in ranked:
-        size = len(sentences[i]) + 1
-        if used + size > budget_chars:
-            continue
-        chosen.append(i)
-        used += size
+    chosen = pack([len(s) for s in sentences], ranked, budget_chars)
     if not chosen:
         raise ContextTooLongError(
             f"the context does not fit the local model's window even after retrieval: its most relevant "
             f"sentence is {len(sentences[ranked[0]]):,} characters, over the budget of {budget_chars:,}; "
             "split the context into sentences or use a judge with a larger window"
         )
-    return [" ".join(sentences[i] for i in sorted(chosen))]
+    return [" ".join(sentences[i] for i in chosen)]

@@ -70,20 +70,25 @@ def rank(sentences: list[Sentence], claim: str) -> list[float]:
     return [sum(weight[t] for t in claim_terms & bag) / total for bag in bags]
 
 
+def pack(sizes: list[int], order: list[int], budget_chars: int) -> list[int]:
+    """Indices taken greedily in ``order`` while their ``sizes`` (plus a separator each) fit
+    ``budget_chars`` together; returned sorted (context order)."""
+    chosen: list[int] = []
+    used = 0
+    for i in order:
+        if used + sizes[i] + 1 <= budget_chars:
+            chosen.append(i)
+            used += sizes[i] + 1
+    return sorted(chosen)
+
+
 def best_sentences(sentences: list[Sentence], claim: str, budget_chars: int) -> list[Sentence]:
     """The sentences sharing words with ``claim`` that fit ``budget_chars`` together, best first,
     returned in context order (the best one alone when none shares a word)."""
     scores = rank(sentences, claim)
     order = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
     order = [i for i in order if scores[i] > 0] or order[:1]
-    chosen: list[int] = []
-    used = 0
-    for i in order:
-        size = len(sentences[i].text) + 1
-        if used + size <= budget_chars:
-            chosen.append(i)
-            used += size
-    return [sentences[i] for i in sorted(chosen)]
+    return [sentences[i] for i in pack([len(s.text) for s in sentences], order, budget_chars)]
 
 
 def consecutive(sentences: list[Sentence], budget_chars: int) -> list[list[Sentence]]:
