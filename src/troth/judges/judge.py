@@ -203,25 +203,30 @@ class Judge:
         flight) is answered from memory, with usage of zero calls.
         """
 
+        json_schema = schema.model_json_schema()
+
         async def ask() -> tuple[T, StepUsage]:
             structured = self.capabilities.structured
-            messages = self.messages(prompt, system=system, schema=schema.model_json_schema(), structured=structured)
-            return await self.retry_policy().generate(
-                self._completer(schema), messages, schema,
+            messages = self.messages(prompt, system=system, schema=json_schema, structured=structured)
+            policy = self.retry_policy()
+            return await policy.generate(
+                self._completer(json_schema, schema.__name__, policy), messages, schema,
                 max_tokens=max_tokens or self.max_tokens, step=step, model=self.model_id, check=check,
             )  # fmt: skip
 
         if not cache:
             return await ask()
         key_messages = [{"role": "system", "content": system or ""}, {"role": "user", "content": prompt}]
-        key = cache_key(self.model_id, key_messages, schema.model_json_schema(), max_tokens=max_tokens)
+        key = cache_key(self.model_id, key_messages, json_schema, max_tokens=max_tokens)
         hit, value = await self._memo.get_or_run(key, ask)
         return (value[0], StepUsage(model=self.model_id)) if hit else value
 
-    def _completer(self, schema: type[BaseModel]) -> Callable[[list[Message], int, str], Any]:
+    def _completer(
+        self, json_schema: dict[str, Any], schema_name: str, policy: RetryPolicy
+    ) -> Callable[[list[Message], int, str], Any]:
         """One completion for the retry policy: from the batch's call cache, or from the backend
         (within the batch's concurrency bound, rate limits waited out)."""
-        backend, json_schema = self.backend(), schema.model_json_schema()
+        backend = self.backend()
         settings = CALL_SETTINGS.get() or CallSettings()
 
         async def complete(messages: list[Message], tokens: int, problem: str) -> tuple[Completion, bool]:
@@ -234,11 +239,11 @@ class Judge:
             async def call() -> Completion:
                 async with settings.limiter or contextlib.nullcontext():
                     return await backend.complete(
-                        messages, schema=json_schema, schema_name=schema.__name__, max_tokens=tokens,
+                        messages, schema=json_schema, schema_name=schema_name, max_tokens=tokens,
                         temperature=self.temperature, seed=self.seed, retry=bool(problem),
                     )  # fmt: skip
 
-            completion = await self.retry_policy().wait_out_rate_limits(call)
+            completion = await policy.wait_out_rate_limits(call)
             if settings.cache is not None:
                 value = {"text": completion.text, "finish_reason": completion.finish_reason}
                 settings.cache.cache_put(key, self.model_id, value)
