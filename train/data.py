@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.splits import read_half
+from troth.judges.strategies.pairs import WINDOW_CHARS
 from troth.sentences import split_sentences
 from troth.windows import claim_windows, context_sentences, window_text
 
@@ -25,7 +26,6 @@ _LABELS = {"supported": SUPPORTED, "contradicted": CONTRADICTED, "unverifiable":
 # Sources whose "unverifiable" merges contradiction and neutral (see ../shared/data/train/README.md).
 _BINARY_SOURCES = ("fever-nli-binary", "mnli-binary", "summedits")
 DEV_FILES = ("cliff-val", "qags-all", "qags-sentences", "wice-dev", "begin-dev")
-WINDOW_CHARS = 700
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class Pair:
 
 def passage_for(context: list[str], claim: str) -> str:
     """The first window the verifier checks ``claim`` against."""
-    windows = claim_windows(context_sentences(context, WINDOW_CHARS), claim, WINDOW_CHARS)
+    windows = claim_windows(context_sentences(context, WINDOW_CHARS), claim, WINDOW_CHARS, scan=False)
     return window_text(windows[0]) if windows else ""
 
 

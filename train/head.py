@@ -21,11 +21,10 @@ import numpy as np
 
 from bench.common import DATA_DIR
 from bench.splits import read_half
-from train.data import DEV_FILES, SUPPORTED, WINDOW_CHARS, training_pairs
+from train.data import DEV_FILES, SUPPORTED, passage_for, training_pairs
 from troth.judges.backends.verifier import VerifierBackend, VerifierModel
 from troth.overlap import FEATURES, features
 from troth.sentences import split_claims
-from troth.windows import claim_windows, context_sentences, window_text
 
 
 def claim_examples(data_dir: Path, per_file: int) -> list[tuple[str, str, int]]:
@@ -37,10 +36,7 @@ def claim_examples(data_dir: Path, per_file: int) -> list[tuple[str, str, int]]:
             claims = split_claims(row["output"])
             if row["label"] == 0 and len(claims) != 1:
                 continue  # which claim is wrong is not labeled
-            sentences = context_sentences(row["context"], WINDOW_CHARS)
-            for claim in claims:
-                windows = claim_windows(sentences, claim, WINDOW_CHARS, scan=False)
-                out.append((window_text(windows[0]) if windows else "", claim, int(row["label"])))
+            out += [(passage_for(row["context"], claim), claim, int(row["label"])) for claim in claims]
             taken += 1
             if taken >= per_file:
                 break

@@ -19,7 +19,6 @@ from typing import Any
 
 from bench.common import DATA_DIR
 from bench.metrics import best_threshold, detection, roc_auc
-from train.data import SUPPORTED, training_pairs
 from train.head import fit_head, validation_examples
 from train.verifier import MAX_TOKENS, MIX
 from troth.judges.backends.verifier import VerifierBackend, VerifierModel
@@ -28,12 +27,13 @@ FILES = ("model.onnx", "tokenizer.json")
 BAND_SHARE = 0.25  # share of validation claims the cascade's uncertain band holds
 
 
-def validation_scores(folder: Path, head: dict[str, Any], args: argparse.Namespace) -> tuple[list[int], list[float]]:
+def validation_scores(
+    folder: Path, head: dict[str, Any], examples: list[tuple[str, str, int]]
+) -> tuple[list[int], list[float]]:
     """(1 = supported, P(supported) with the head) for each validation pair."""
-    pairs = training_pairs(Path(args.data_dir), synthetic=args.synthetic, seed=args.seed)[: args.valid]
     backend = VerifierBackend(VerifierModel("candidate", folder, {"max_tokens": MAX_TOKENS, "head": head}))
-    scores = backend.classify_now([(p.passage, p.claim) for p in pairs])
-    return [int(p.target == SUPPORTED) for p in pairs], [s.supported for s in scores]
+    scores = backend.classify_now([(passage, claim) for passage, claim, _ in examples])
+    return [label for _, _, label in examples], [s.supported for s in scores]
 
 
 def band_around(threshold: float, scores: list[float], share: float) -> tuple[float, float]:
@@ -82,8 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     args.dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(args.run / "verifier.onnx", args.dest / "model.onnx")
     shutil.copy(args.run / "tokenizer.json", args.dest / "tokenizer.json")
-    head = fit_head(args.dest, validation_examples(Path(args.data_dir), args.synthetic, args.valid, args.seed))
-    labels, scores = validation_scores(args.dest, head, args)
+    examples = validation_examples(Path(args.data_dir), args.synthetic, args.valid, args.seed)
+    head = fit_head(args.dest, examples)
+    labels, scores = validation_scores(args.dest, head, examples)
     data = card(args.run, head, labels, scores, args)
     data["sha256"] = {f: hashlib.sha256((args.dest / f).read_bytes()).hexdigest() for f in FILES}
     (args.dest / "card.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
