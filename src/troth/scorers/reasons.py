@@ -20,8 +20,8 @@ def verdict_list(ctx: StepContext) -> list[Verdict]:
     return list(analyze.verdicts) if analyze is not None else []
 
 
-def count(verdicts: Sequence[Verdict | dict[str, Any]], *labels: str) -> int:
-    return sum(1 for v in verdicts if v["verdict"] in labels)
+def count(verdicts: Sequence[Verdict], *labels: str) -> int:
+    return sum(1 for v in verdicts if v.verdict in labels)
 
 
 def check_reason_mode(reason: object) -> ReasonMode:
