@@ -262,4 +262,6 @@ def _write_many(path: str, worker: int) -> None:
 
     store = SQLiteStore(path)
     for i in range(50):
-        store.save_run(RunRecord(run_id=f"w{worker}-{i}", scorer_id="s", eval_id="x", item_id=str(i), score=1.0))
+        store.save_run(
+            RunRecord(run_id=f"w{worker}-{i}", scorer_id="s", eval_id=f"x{worker}", item_id=str(i), score=1.0)
+        )

@@ -8,11 +8,17 @@ TrothError
 │   ├── ModelNotFoundError              no local GGUF model could be found
 │   └── ModelLoadError                  a local model file is corrupt or cannot be loaded
 ├── ContextTooLongError (ValueError)    context exceeds the configured limit
+├── OutputTooLongError (ValueError)     output exceeds the configured limit
+├── ContextFunctionError                the user's get_context function raised
 ├── JudgeError                          a judge call failed
 │   ├── JudgeConnectionError            HTTP failure / timeout after retries
+│   ├── JudgeResponseError              a reply that is not a valid chat completion, after retries
 │   ├── JudgeOutputError                invalid structured output after retries (names the step)
 │   └── JudgeTruncatedError             completion cut off by the token limit (names the step)
 └── ScorerRunError                      a scorer step failed; carries failed_step and partial
+
+Every message is passed through :func:`troth.secrets.redact`: no API key the judges know
+reaches an exception, and from there the store, a report or the terminal.
 """
 
 from __future__ import annotations
@@ -20,12 +26,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from troth.secrets import redact
+
 if TYPE_CHECKING:
     from troth.types import StepUsage
 
 
 class TrothError(Exception):
-    """Base class of every error raised by troth."""
+    """Base class of every error raised by troth; ``step`` names the step it failed in, if any."""
+
+    step: str | None = None
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(redact(a) if isinstance(a, str) else a for a in args))
 
 
 class ConfigError(TrothError, ValueError):
@@ -77,6 +90,20 @@ class ModelLoadError(ConfigError):
 class ContextTooLongError(TrothError, ValueError):
     """The context is longer than the configured limit."""
 
+    step = "prepare"
+
+
+class OutputTooLongError(TrothError, ValueError):
+    """The output to check is longer than the configured limit (checked before any judge call)."""
+
+    step = "prepare"
+
+
+class ContextFunctionError(TrothError):
+    """The ``get_context`` function given to a scorer raised; the cause is chained."""
+
+    step = "get_context"
+
 
 class JudgeError(TrothError):
     """A judge call failed."""
@@ -117,8 +144,13 @@ class JudgeOutputError(JudgeError):
         last_output: str | None = None,
     ) -> None:
         self.attempts = attempts
-        self.last_output = last_output
+        self.last_output = redact(last_output) if last_output is not None else None
         super().__init__(message, step=step, model=model)
+
+
+class JudgeResponseError(JudgeError):
+    """The judge answered, but not with a valid chat completion (a body that is not JSON, no
+    choices, a message without text); retried like an invalid answer."""
 
 
 class JudgeTruncatedError(JudgeError):
@@ -133,6 +165,6 @@ class ScorerRunError(TrothError):
 
     def __init__(self, scorer_id: str, failed_step: str, partial: dict[str, Any], cause: BaseException) -> None:
         self.scorer_id = scorer_id
-        self.failed_step = failed_step
+        self.failed_step = self.step = failed_step
         self.partial = partial
         super().__init__(f"scorer {scorer_id!r} failed in step {failed_step!r}: {cause}")

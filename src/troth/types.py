@@ -80,7 +80,8 @@ class Verdict:
     ``evidence`` is the located quote or sentence that decided it (None when there is none);
     ``probabilities`` are the backend's, when it reports them; ``retrieved`` is True when the
     claim was judged against selected sentences of a context too long for the model;
-    ``decided_by`` names the stage of a cascade that gave the verdict.
+    ``decided_by`` names the stage of a cascade that gave the verdict; ``unquoted`` is True when
+    the judge said supported but its evidence quote is empty or not found in the context.
     Reading it like the dict it is stored as (``v["verdict"]``) still works.
     """
 
@@ -91,6 +92,7 @@ class Verdict:
     probabilities: dict[str, float] | None = None
     retrieved: bool = False
     decided_by: str | None = None
+    unquoted: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form: optional fields only when set."""
@@ -106,6 +108,8 @@ class Verdict:
             data["retrieved"] = True
         if self.decided_by is not None:
             data["decided_by"] = self.decided_by
+        if self.unquoted:
+            data["unquoted"] = True
         return data
 
     @classmethod
@@ -119,6 +123,7 @@ class Verdict:
             probabilities=data.get("probabilities"),
             retrieved=bool(data.get("retrieved", False)),
             decided_by=data.get("decided_by"),
+            unquoted=bool(data.get("unquoted", False)),
         )
 
     def __getitem__(self, key: str) -> Any:
@@ -201,6 +206,7 @@ class ScoreResult:
     reason: str | None
     generate_reason_prompt: str | None
     usage: dict[str, StepUsage] = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)  # e.g. "instructions-in-output"
 
     def to_dict(self, style: DictStyle = "snake") -> dict[str, Any]:
         """Plain-dict form; ``style="camel"`` uses the reference's key names (``runId`` ...)."""

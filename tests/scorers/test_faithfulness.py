@@ -207,11 +207,21 @@ def test_empty_output_makes_no_calls(server: FakeOpenAIServer, judge: Judge) -> 
     assert server.requests == []
 
 
-def test_no_claims_extracted(server: FakeOpenAIServer, judge: Judge) -> None:
+def test_no_claims_extracted_checks_the_sentences_instead(server: FakeOpenAIServer, judge: Judge) -> None:
     server.enqueue(claims_reply([]))
-    result = create_faithfulness_scorer(judge, context=CONTEXT).run(output="Hello! How can I help?")
+    server.responder = ScriptedJudge(default=("unsure", ""))
+    scorer = create_faithfulness_scorer(judge, context=CONTEXT, reason="template")
+    result = scorer.run(output="Hello! How can I help?")
+    assert result.preprocess_step_result == ["Hello!", "How can I help?"]
+    assert [v.verdict for v in result.analyze_step_result.verdicts] == ["unsure", "unsure"]
+    assert "found no claims in the output" in (result.reason or "")
+    assert len(server.requests) == 2  # extraction, then verdicts on the sentences
+
+
+def test_empty_output_has_no_claims_and_says_so(server: FakeOpenAIServer, judge: Judge) -> None:
+    result = create_faithfulness_scorer(judge, context=CONTEXT).run(output="   ")
     assert result.score == 0.0 and "no claims" in (result.reason or "")
-    assert len(server.requests) == 1
+    assert server.requests == []
 
 
 def test_no_context_gives_zero_with_reason(server: FakeOpenAIServer, judge: Judge) -> None:

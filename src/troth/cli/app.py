@@ -10,6 +10,8 @@ from pathlib import Path
 import typer
 
 from troth.errors import TrothError
+from troth.secrets import redact
+from troth.textfiles import read_text
 
 app = typer.Typer(
     help="troth: is an LLM's answer faithful to its context?",
@@ -25,11 +27,16 @@ def read_arg(value: str, option: str) -> str:
         return value
     target = value[1:]
     if target == "-":
-        return sys.stdin.read()
+        data = sys.stdin.buffer.read()
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise typer.BadParameter(f"stdin:{line}: not UTF-8 text", param_hint=option) from None
     try:
-        return Path(target).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise typer.BadParameter(f"cannot read {target}: {exc.strerror}", param_hint=option) from exc
+        return read_text(Path(target))
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint=option) from None
 
 
 @contextmanager
@@ -38,5 +45,5 @@ def one_line_errors() -> Iterator[None]:
     try:
         yield
     except (TrothError, ValueError, TypeError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {redact(str(exc))}", err=True)
         raise typer.Exit(2) from None

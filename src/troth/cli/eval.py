@@ -11,6 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
+from troth.cli.render import safe
+from troth.secrets import redact
 
 if TYPE_CHECKING:
     from troth.evals import EvalResult
@@ -56,19 +58,23 @@ def eval_command(
     console = Console()
     _print_summary(console, result, scorer.id)
     if out is not None:
-        with out.open("w", encoding="utf-8") as fh:
+        with out.open("w", encoding="utf-8", errors="backslashreplace") as fh:
             for row in result.rows():
-                fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+                fh.write(redact(json.dumps(row, ensure_ascii=False, default=str)) + "\n")
     if report is not None:
         console.print(f"report: {write_html(result, report)}")
     if threshold is not None:
         _gate(console, result, scorer.id, threshold)
+    elif result.summary.failed_items:
+        s = result.summary
+        console.print(f"[red]{s.failed_items} of {s.total_items} item(s) failed[/red]")
+        raise typer.Exit(1)
 
 
 def _print_summary(console: Console, result: EvalResult, scorer_id: str) -> None:
     s = result.summary
     fs = s.scorers[scorer_id]
-    table = Table(title=f"evaluation {result.eval_id}")
+    table = Table(title=f"evaluation {safe(result.eval_id)}")
     for col in ("items", "scored", "failed", "resumed", "mean", "judge calls", "cached", "tokens", "wall s"):
         table.add_column(col)
     mean = "-" if fs.mean is None else f"{fs.mean:.3f}"
@@ -79,7 +85,8 @@ def _print_summary(console: Console, result: EvalResult, scorer_id: str) -> None
     console.print(table)
     for item in result.items:
         for key, err in item.errors.items():
-            console.print(f"[red]item {item.id}: {key} failed in {err.step}: {err.type}: {err.message}[/red]")
+            where = f"{safe(key)} failed in {safe(err.step)}" if err.step else f"{safe(key)} failed"
+            console.print(f"[red]item {safe(item.id)}: {where}: {safe(err.type)}: {safe(err.message)}[/red]")
 
 
 def _gate(console: Console, result: EvalResult, scorer_id: str, threshold: float) -> None:

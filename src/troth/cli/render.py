@@ -1,4 +1,5 @@
-"""Terminal rendering of results (rich)."""
+"""Terminal rendering of results (rich). Text from users and judges goes through :func:`safe`:
+known secrets redacted and rich markup escaped, so brackets print as they are."""
 
 from __future__ import annotations
 
@@ -6,11 +7,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from troth.secrets import redact
 from troth.types import ScoreResult, Verdict
 
 VERDICT_STYLE = {"yes": "green", "no": "red", "unsure": "yellow"}
+
+
+def safe(value: Any) -> str:
+    """``value`` as text to embed in rich markup: secrets redacted, markup escaped."""
+    return escape(redact(str(value)))
 
 
 def claims_table(verdicts: Sequence[Verdict | dict[str, Any]]) -> Table:
@@ -26,21 +34,23 @@ def claims_table(verdicts: Sequence[Verdict | dict[str, Any]]) -> Table:
         if ev is None:
             evidence = "-"
         elif ev.verified:
-            evidence = f"\u201c{ev.quote}\u201d [dim](context {ev.context_index}, {ev.start}-{ev.end})[/dim]"
+            evidence = f"\u201c{safe(ev.quote)}\u201d [dim](context {ev.context_index}, {ev.start}-{ev.end})[/dim]"
         else:
-            evidence = f"[red]not in context:[/red] \u201c{ev.quote}\u201d"
+            evidence = f"[red]not in context:[/red] \u201c{safe(ev.quote)}\u201d"
         style = VERDICT_STYLE.get(v.verdict, "")
-        verdict = f"[{style}]{v.verdict}[/{style}]"
+        verdict = f"[{style}]{safe(v.verdict)}[/{style}]" if style else safe(v.verdict)
+        if v.unquoted:
+            verdict += " [dim](no quote)[/dim]"
         if v.p_supported is not None:
             verdict += f" [dim]P(supported) {v.p_supported:.2f}[/dim]"
-        table.add_row(str(i), v.claim, verdict, evidence)
+        table.add_row(str(i), safe(v.claim), verdict, evidence)
     return table
 
 
 def render_result(result: ScoreResult, console: Console, scale: float, title: str = "Faithfulness score") -> None:
     """Score, reason and a per-claim table."""
     console.print(f"[bold]{title}:[/bold] {result.score:g} / {scale:g}")
-    console.print(f"[bold]Reason:[/bold] {result.reason}")
+    console.print(f"[bold]Reason:[/bold] {safe(result.reason)}")
     analyze = result.analyze_step_result
     verdicts = analyze.get("verdicts", []) if analyze is not None else []
     if verdicts:

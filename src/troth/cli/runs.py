@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
-from troth.cli.render import claims_table
+from troth.cli.render import claims_table, safe
+from troth.secrets import redact
 from troth.store.base import DEFAULT_PATH, ENV_STORE
 from troth.store.sqlite import SQLiteStore
 
@@ -45,8 +46,9 @@ def runs_list(
         table.add_column(col)
     for r in records:
         score = "-" if r.score is None else f"{r.score:g}"
-        error = f"[red]{r.error_step}: {r.error[:60]}[/red]" if r.error else ""
-        table.add_row(r.run_id, r.eval_id or "", r.item_id or "", r.scorer_id, score, error, r.finished_at or "")
+        error = f"[red]{safe(r.error_step)}: {safe(r.error[:60])}[/red]" if r.error else ""
+        cells = (r.run_id, r.eval_id or "", r.item_id or "", r.scorer_id)
+        table.add_row(*(safe(c) for c in cells), score, error, r.finished_at or "")
     Console().print(table)
 
 
@@ -62,16 +64,17 @@ def runs_show(
         if record is None:
             raise ValueError(f"no run {run_id!r} in the store")
     if as_json:
-        typer.echo(json.dumps(asdict(record), indent=2, ensure_ascii=False, default=str))
+        typer.echo(redact(json.dumps(asdict(record), indent=2, ensure_ascii=False, default=str)))
         return
     console = Console()
-    console.print(f"[bold]Run[/bold] {record.run_id}  eval {record.eval_id}  item {record.item_id}")
-    console.print(f"[bold]Scorer[/bold] {record.scorer_id} ({record.prompt_version}), judge {record.judge_model}")
+    console.print(f"[bold]Run[/bold] {safe(record.run_id)}  eval {safe(record.eval_id)}  item {safe(record.item_id)}")
+    console.print(f"[bold]Scorer[/bold] {safe(record.scorer_id)} ({safe(record.prompt_version)}), "
+                  f"judge {safe(record.judge_model)}")  # fmt: skip
     if record.error:
-        console.print(f"[red]Failed in step {record.error_step}: {record.error}[/red]")
+        console.print(f"[red]Failed in step {safe(record.error_step)}: {safe(record.error)}[/red]")
         return
     console.print(f"[bold]Score:[/bold] {record.score:g}")
-    console.print(f"[bold]Reason:[/bold] {record.reason}")
+    console.print(f"[bold]Reason:[/bold] {safe(record.reason)}")
     if record.verdicts:
         console.print(claims_table(record.verdicts))
 

@@ -10,7 +10,8 @@ import typer
 from rich.console import Console
 
 from troth.cli.app import one_line_errors, read_arg
-from troth.cli.render import render_result
+from troth.cli.render import render_result, safe
+from troth.secrets import redact
 
 
 def _example() -> dict[str, Any]:
@@ -52,11 +53,11 @@ def score(
         else:
             result = scorer.run(input=question, output=output_text, context=contexts or None)
     if as_json:
-        typer.echo(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        typer.echo(redact(json.dumps(result.to_dict(), indent=2, ensure_ascii=False)))
         return
     if example:
-        console.print(f"[bold]Context:[/bold] {' '.join(contexts)}")
-        console.print(f"[bold]Answer:[/bold] {output_text}\n")
+        console.print(f"[bold]Context:[/bold] {safe(' '.join(contexts))}")
+        console.print(f"[bold]Answer:[/bold] {safe(output_text)}\n")
     render_result(result, console, scale)
 
 

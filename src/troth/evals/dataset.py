@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from troth.textfiles import read_text
+
 ITEM_FIELDS = {"id", "input", "output", "context", "ground_truth", "metadata"}
 
 
@@ -46,10 +48,7 @@ def load_items(data: Any) -> list[dict[str, Any]]:
 
 
 def _read_file(path: Path) -> list[dict[str, Any]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot read {path}: {exc.strerror}") from exc
+    text = read_text(path)
     if path.suffix == ".jsonl":
         rows = []
         for n, line in enumerate(text.splitlines(), 1):

@@ -1,15 +1,17 @@
 """The evaluation runner: every item through its target (if needed) and every scorer.
 
-Failures are values: an item whose target or scorer fails keeps its error (type, message and
-step) and the run goes on. One semaphore bounds the judge calls in flight across the run. Every
-scorer run is saved to the store as it finishes, judge calls are cached there, and a re-run with
-the same ``eval_id`` scores only what is missing.
+Failures are values: an item whose target, scorer, context function or store write fails keeps
+its error (type, message and step) and the run goes on; nothing one item raises stops the
+others. One semaphore bounds the judge calls in flight across the run. Every scorer run is
+saved to the store as it finishes, judge calls are cached there, and a re-run with the same
+``eval_id`` scores only what is missing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import inspect
+import logging
 import time
 import uuid
 from collections.abc import Mapping
@@ -24,9 +26,12 @@ from troth.evals.results import EvalResult, ItemError, ItemResult, OnItemComplet
 from troth.judges.calls import CALL_SETTINGS, CallSettings
 from troth.scorers.base import Scorer
 from troth.scorers.context import is_messages, tool_results
+from troth.secrets import redact
 from troth.store import Store, open_store
 from troth.store.base import RunRecord, now
 from troth.types import ScoreResult
+
+log = logging.getLogger(__name__)
 
 
 def scorer_entries(scorers: Any) -> list[ScorerEntry]:
@@ -120,10 +125,17 @@ class EvalRun:
 
     async def item(self, item: dict[str, Any]) -> ItemResult:
         """One item: resumed results, the target's output if needed, then the missing scorers."""
+        res = ItemResult(
+            item["id"], item["input"], item["output"], item["context"], item["ground_truth"], item["metadata"]
+        )
+        try:
+            return await self._item(item, res)
+        except Exception as exc:  # a failure of this item's own handling: kept on the item, the run goes on
+            res.errors["item"] = item_error(exc)
+            return res
+
+    async def _item(self, item: dict[str, Any], res: ItemResult) -> ItemResult:
         async with self.item_gate:
-            res = ItemResult(
-                item["id"], item["input"], item["output"], item["context"], item["ground_truth"], item["metadata"]
-            )
             todo = []
             for e in self.entries:
                 record = self.done.get((item["id"], e.scorer.id))
@@ -147,7 +159,7 @@ class EvalRun:
             item["output"] = res.output = normalise_output(target_output)
             return target_output
         except Exception as exc:  # the item fails, the run goes on
-            res.errors["target"] = ItemError(type(exc).__name__, str(exc), "target")
+            res.errors["target"] = item_error(exc, "target")
             return None
 
     async def _callback(self, res: ItemResult, target_output: Any) -> None:
@@ -158,7 +170,7 @@ class EvalRun:
             if inspect.isawaitable(out):
                 await out
         except Exception as exc:
-            res.errors["on_item_complete"] = ItemError(type(exc).__name__, str(exc), "on_item_complete")
+            res.errors["on_item_complete"] = item_error(exc, "on_item_complete")
 
     async def score(self, entry: ScorerEntry, item: dict[str, Any], res: ItemResult) -> None:
         """One scorer on one item; its result or error kept on ``res`` and saved to the store."""
@@ -171,15 +183,48 @@ class EvalRun:
                 metadata=item["metadata"], run_id=str(uuid.uuid4()),
             )  # fmt: skip
             res.results[scorer.id] = result
-        except ScorerRunError as exc:
-            cause = exc.__cause__ or exc
-            error = ItemError(type(cause).__name__, str(cause), exc.failed_step)
-        except (TrothError, TypeError, ValueError) as exc:
-            error = ItemError(type(exc).__name__, str(exc), None)
-        if error is not None:
-            res.errors[scorer.id] = error
-        if self.store is not None:
+        except Exception as exc:  # user steps and context functions may raise anything
+            error = res.errors[scorer.id] = item_error(exc)
+        if self.store is None:
+            return
+        try:
             self.store.save_run(to_record(self.eval_id, item, scorer, result, error, started))
+        except Exception as exc:  # disk full, locked, read-only: this record is lost, the run goes on
+            res.errors["store"] = item_error(exc, "store")
+
+
+def item_error(exc: BaseException, step: str | None = None) -> ItemError:
+    """The error an item keeps: the cause of a scorer step's failure, with the step it failed in."""
+    if isinstance(exc, ScorerRunError):
+        cause = exc.__cause__ or exc
+        return ItemError(type(cause).__name__, redact(str(cause)), exc.failed_step)
+    found = exc.step if isinstance(exc, TrothError) else None
+    return ItemError(type(exc).__name__, redact(str(exc)), step or found)
+
+
+class BestEffortCache:
+    """The store as the judge-call cache: a read or write that fails is a miss, logged once."""
+
+    def __init__(self, store: Store) -> None:
+        self.store, self.failures = store, 0
+
+    def cache_get(self, key: str) -> dict[str, Any] | None:
+        try:
+            return self.store.cache_get(key)
+        except Exception as exc:
+            self._failed(exc)
+            return None
+
+    def cache_put(self, key: str, model: str, value: dict[str, Any]) -> None:
+        try:
+            self.store.cache_put(key, model, value)
+        except Exception as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: Exception) -> None:
+        self.failures += 1
+        if self.failures == 1:
+            log.warning("the judge-call cache is unavailable (%s: %s); calls go to the judge", type(exc).__name__, exc)
 
 
 async def arun_evals(
@@ -206,7 +251,8 @@ async def arun_evals(
         judge.backend()  # configuration errors before any work
     kept: Store | None = open_store(store)
     eval_id = eval_id or f"eval-{uuid.uuid4().hex[:12]}"
-    token = CALL_SETTINGS.set(CallSettings(cache=kept if cache else None, limiter=asyncio.Semaphore(concurrency)))
+    call_cache = BestEffortCache(kept) if cache and kept is not None else None
+    token = CALL_SETTINGS.set(CallSettings(cache=call_cache, limiter=asyncio.Semaphore(concurrency)))
     started_at, progress = time.perf_counter(), Progress(len(items), quiet)
     run = EvalRun(entries, target, on_item_complete, kept, eval_id, concurrency, progress)
     try:

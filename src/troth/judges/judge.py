@@ -17,7 +17,7 @@ from troth.judges.calls import CALL_SETTINGS, CallSettings
 from troth.judges.capabilities import Capabilities, StructuredMode
 from troth.judges.parsing import OutputCheckError, parse_json_output
 from troth.judges.registry import BackendOptions, make_backend, split_model
-from troth.judges.retry import RetryPolicy
+from troth.judges.retry import Keep, RetryPolicy
 from troth.prompts.common import SCHEMA_INSTRUCTION, render
 from troth.types import StepUsage
 
@@ -217,7 +217,7 @@ class Judge:
         if not cache:
             return await ask()
         key_messages = [{"role": "system", "content": system or ""}, {"role": "user", "content": prompt}]
-        key = cache_key(self.model_id, key_messages, json_schema, max_tokens=max_tokens)
+        key = cache_key(self.model_id, key_messages, json_schema, max_tokens=max_tokens, base_url=self.base_url)
         hit, value = await self._memo.get_or_run(key, ask)
         return (value[0], StepUsage(model=self.model_id)) if hit else value
 
@@ -229,12 +229,13 @@ class Judge:
         backend = self.backend()
         settings = CALL_SETTINGS.get() or CallSettings()
 
-        async def complete(messages: list[Message], tokens: int, problem: str) -> tuple[Completion, bool]:
+        async def complete(messages: list[Message], tokens: int, problem: str) -> tuple[Completion, bool, Keep]:
             key = cache_key(self.model_id, messages, json_schema, max_tokens=tokens, temperature=self.temperature,
-                            seed=self.seed, structured=backend.capabilities.structured)  # fmt: skip
+                            seed=self.seed, structured=backend.capabilities.structured,
+                            base_url=self.base_url)  # fmt: skip
             hit = settings.cache.cache_get(key) if settings.cache is not None else None
             if hit is not None:
-                return Completion(text=hit["text"], finish_reason=hit["finish_reason"], attempts=0), True
+                return Completion(text=hit["text"], finish_reason=hit["finish_reason"], attempts=0), True, _nothing
 
             async def call() -> Completion:
                 async with settings.limiter or contextlib.nullcontext():
@@ -244,10 +245,13 @@ class Judge:
                     )  # fmt: skip
 
             completion = await policy.wait_out_rate_limits(call)
-            if settings.cache is not None:
-                value = {"text": completion.text, "finish_reason": completion.finish_reason}
-                settings.cache.cache_put(key, self.model_id, value)
-            return completion, False
+
+            def keep() -> None:  # called by the policy once the answer validated
+                if settings.cache is not None:
+                    value = {"text": completion.text, "finish_reason": completion.finish_reason}
+                    settings.cache.cache_put(key, self.model_id, value)
+
+            return completion, False, keep
 
         return complete
 
@@ -262,6 +266,10 @@ class Judge:
             out.append({"role": "system", "content": "\n\n".join(system_parts)})
         out.append({"role": "user", "content": user})
         return out
+
+
+def _nothing() -> None:
+    """The keep of a cached answer: it is stored already."""
 
 
 async def _naming_step(awaitable: Any, step: str) -> Any:

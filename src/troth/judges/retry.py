@@ -1,5 +1,6 @@
-"""Retry policy of a judge: invalid answers asked again with the problem fed back, cut-off
-answers given a larger budget, rate limits waited out. Transport retries are the backend's."""
+"""Retry policy of a judge: invalid answers asked again with the problem fed back, replies that
+are not chat completions asked again, cut-off answers given a larger budget, rate limits waited
+out. Transport retries are the backend's. An answer is kept (cached) only once it validated."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from troth.errors import JudgeConnectionError, JudgeError, JudgeOutputError, JudgeTruncatedError
+from troth.errors import JudgeConnectionError, JudgeError, JudgeOutputError, JudgeResponseError, JudgeTruncatedError
 from troth.judges.base import Completion, Message
 from troth.judges.parsing import describe, parse_json_output
 from troth.prompts.common import REPAIR_REQUEST, render
@@ -21,8 +22,10 @@ from troth.types import StepUsage
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
 
-# One completion: (messages, max_tokens, problem with the previous answer) -> (completion, from cache?)
-CompleteFn = Callable[[list[Message], int, str], Awaitable[tuple[Completion, bool]]]
+# One completion: (messages, max_tokens, problem with the previous answer)
+#   -> (completion, from cache?, keep: stores the completion once it validated)
+Keep = Callable[[], None]
+CompleteFn = Callable[[list[Message], int, str], Awaitable[tuple[Completion, bool, Keep]]]
 
 
 @dataclass(frozen=True)
@@ -63,10 +66,15 @@ class RetryPolicy:
         """A validated answer, or JudgeOutputError / JudgeTruncatedError naming ``step``."""
         usage = StepUsage(model=model)
         tokens, problem, attempt, last_text = max_tokens, "", 0, None
+        bad_reply: JudgeResponseError | None = None
         while attempt <= self.output_retries:
             attempt += 1
-            completion = await _one(complete, messages, tokens, problem, usage, step)
-            last_text = completion.text
+            try:
+                completion, keep = await _one(complete, messages, tokens, problem, usage, step)
+            except JudgeResponseError as exc:  # not a chat completion: the same request again
+                bad_reply = exc
+                continue
+            bad_reply, last_text = None, completion.text
             if completion.finish_reason == "length":
                 if self.fixed_budget or tokens * 2 > self.max_tokens_limit:
                     limit = f"max_tokens={tokens} (limit {self.max_tokens_limit})"
@@ -79,11 +87,15 @@ class RetryPolicy:
                 parsed = parse_json_output(completion.text, schema)
                 if check is not None:
                     check(parsed)
-                return parsed, usage
             except (ValueError, ValidationError) as exc:
                 problem = describe(exc)
                 messages = [*messages, {"role": "assistant", "content": completion.text},
                             {"role": "user", "content": render(REPAIR_REQUEST, error=problem)}]  # fmt: skip
+                continue
+            keep()
+            return parsed, usage
+        if bad_reply is not None:
+            raise _with_usage(JudgeResponseError(f"{bad_reply} ({attempt} attempts)", step=step, model=model), usage)
         failed = JudgeOutputError(
             f"{model} gave no valid answer in {attempt} attempts; last problem: {problem}",
             step=step, model=model, attempts=attempt, last_output=last_text,
@@ -93,10 +105,10 @@ class RetryPolicy:
 
 async def _one(
     complete: CompleteFn, messages: list[Message], tokens: int, problem: str, usage: StepUsage, step: str
-) -> Completion:
+) -> tuple[Completion, Keep]:
     started = time.perf_counter()
     try:
-        completion, cached = await complete(messages, tokens, problem)
+        completion, cached, keep = await complete(messages, tokens, problem)
     except JudgeError as exc:
         exc.step = exc.step or step
         exc.usage = usage
@@ -107,7 +119,7 @@ async def _one(
     usage.attempts += completion.attempts
     usage.prompt_tokens += completion.prompt_tokens
     usage.completion_tokens += completion.completion_tokens
-    return completion
+    return completion, keep
 
 
 def _with_usage(exc: JudgeError, usage: StepUsage) -> JudgeError:

@@ -219,6 +219,15 @@ RETRIEVAL_NOTE = (
     "against the context sentences most relevant to it.)"
 )
 UNVERIFIED_EVIDENCE_NOTE = "Note: the judge's evidence quote was not found in the context for: "
+UNQUOTED_SUPPORT_NOTE = "Note: the judge called these claims supported without a quote found in the context: "
+UNQUOTED_SUPPORT_REASON = "Counted as unsure: the judge said supported but quoted nothing found in the context. "
+INSTRUCTIONS_NOTE = (
+    "Warning: the {where} contains text addressed to the judge (\u201c{quote}\u201d); "
+    "a judge that follows it could raise the score."
+)
+NO_CLAIMS_FOUND_NOTE = (
+    "(The judge found no claims in the output, so each sentence of the output was checked as one claim.)"
+)
 NO_CONTEXT_VERDICT_REASON = "No context was available to check this claim."
 
 # Reasons of the offline verifier's verdicts (no model writes them).
@@ -227,7 +236,5 @@ PAIR_VERDICT_REASON = {
     "no": "The verifier found this claim contradicted by the context (see the evidence sentence).",
     "unsure": "The verifier found no part of the context that supports or contradicts this claim.",
 }
-TRUNCATED_WINDOW_NOTE = (
-    "Note: some context windows did not fit the verifier's input and their ends were not read."
-)
+TRUNCATED_WINDOW_NOTE = "Note: some context windows did not fit the verifier's input and their ends were not read."
 CASCADE_NOTE = "{n} of {total} claims were uncertain for the offline verifier and were judged by {judge}."

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from troth.scorers.context import assistant_text
+from troth.secrets import redact
 from troth.sentences import split_sentences
 
 if TYPE_CHECKING:
@@ -64,7 +65,8 @@ document.addEventListener('DOMContentLoaded',()=>{
 
 
 def _e(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+    """Text for the page: known secrets redacted, then HTML-escaped (every value passes here)."""
+    return html.escape(redact(str(value)), quote=True)
 
 
 def _words(text: str) -> set[str]:
@@ -219,5 +221,5 @@ def write_html(result: EvalResult, path: str | Path, title: str = "troth evaluat
     """Write the report to ``path`` and return it."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(render_html(result, title), encoding="utf-8")
+    target.write_text(render_html(result, title), encoding="utf-8", errors="backslashreplace")
     return target

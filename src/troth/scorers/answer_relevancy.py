@@ -13,7 +13,6 @@ from troth.prompts import answer_relevancy as R
 from troth.scorers.base import Scorer, StepContext, resolve_judge
 from troth.scorers.inputs import validate_scale
 from troth.scorers.reasons import REASON_MAX_TOKENS, check_reason_mode, count, template_reason, verdict_list
-from troth.sentences import split_sentences
 from troth.types import Verdict, Verdicts
 
 REASON_LABELS = (("no", "Irrelevant"), ("unsure", "Partly relevant"), ("yes", "Relevant"))
@@ -33,16 +32,9 @@ def asker(question: str) -> Any:
 
 def make_analyze(batch_size: int) -> Any:
     async def analyze(ctx: StepContext) -> Verdicts:
-        """Analyze step: relevance of each statement to the question.
-
-        An output with text but no extracted claims (an abstention, say) is judged sentence by
-        sentence rather than scored as empty.
-        """
+        """Analyze step: relevance of each statement to the question (an output in which the
+        judge found no claims, an abstention say, comes here as its sentences: see extraction)."""
         statements: list[str] = ctx.results.preprocess or []
-        if not statements and ctx.run.output.strip():
-            statements = split_sentences(ctx.run.output)
-            ctx.results.preprocess = statements
-            ctx.note(R.NO_STATEMENTS_NOTE)
         if not statements:
             return Verdicts([])
         pairs = await judge_in_batches(ctx, statements, batch_size, asker(ctx.run.input))
@@ -115,6 +107,7 @@ def create_answer_relevancy_scorer(
         max_context_chars=C.DEFAULT_MAX_CONTEXT_CHARS,
         sentence_fallback=sentence_fallback,
         require_input=True,
+        no_claims_note=R.NO_STATEMENTS_NOTE,
     )
     return (
         base.analyze(make_analyze(batch_size))

@@ -136,6 +136,7 @@ class Scorer:
             reason=reason,
             generate_reason_prompt=steps.prompts.get("generate_reason"),
             usage=steps.usage,
+            flags=list(results.flags),
         )
 
     def judges(self) -> list[Judge]:

@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from troth.errors import ConfigError, JudgeOutputError, JudgeTruncatedError
+from troth.injection import judge_instructions
 from troth.judges.judge import Judge
 from troth.judges.strategies import ClaimStrategy, strategy_for
 from troth.judges.strategies.batched import DEFAULT_BATCH_SIZE
@@ -18,6 +19,7 @@ from troth.prompts import claims as P
 from troth.scorers.base import Scorer, StepContext, create_scorer, resolve_judge
 from troth.scorers.inputs import (
     DEFAULT_MAX_CONTEXT_CHARS,
+    DEFAULT_MAX_OUTPUT_CHARS,
     GetContext,
     check_context_size,
     make_prepare,
@@ -31,7 +33,8 @@ from troth.types import Verdict, Verdicts
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_MAX_CONTEXT_CHARS", "GetContext", "create_context_claim_scorer"]
+__all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_MAX_CONTEXT_CHARS", "DEFAULT_MAX_OUTPUT_CHARS", "GetContext",
+           "create_context_claim_scorer"]  # fmt: skip
 
 
 def strategy(ctx: StepContext, batch_size: int = DEFAULT_BATCH_SIZE) -> ClaimStrategy:
@@ -41,7 +44,9 @@ def strategy(ctx: StepContext, batch_size: int = DEFAULT_BATCH_SIZE) -> ClaimStr
     return strategy_for(ctx.judge, batch_size)
 
 
-def make_extract(sentence_fallback: bool | None) -> Callable[[StepContext], Awaitable[list[str]]]:
+def make_extract(
+    sentence_fallback: bool | None, no_claims_note: str = P.NO_CLAIMS_FOUND_NOTE
+) -> Callable[[StepContext], Awaitable[list[str]]]:
     """Preprocess step: the output's atomic claims (no judge call for an empty output).
 
     The judge's answer is cached on it, so scorers sharing a judge extract once per output. A
@@ -63,6 +68,9 @@ def make_extract(sentence_fallback: bool | None) -> Callable[[StepContext], Awai
                 max_tokens=plan.extract_budget(text, ctx.judge.max_tokens if ctx.judge else 0),
             )  # fmt: skip
             raw = answer.claims
+            if not _unique(raw):
+                ctx.note(no_claims_note)
+                raw = split_claims(text)
         except (JudgeOutputError, JudgeTruncatedError) as exc:
             if not (plan.sentence_fallback if sentence_fallback is None else sentence_fallback):
                 raise
@@ -82,8 +90,12 @@ def _unique(raw: list[str]) -> list[str]:
     return claims
 
 
-def make_context_verdicts(batch_size: int) -> Callable[[StepContext], Awaitable[Verdicts]]:
-    """Analyze step: one verdict per claim against the context, as the judge's strategy gives it."""
+def make_context_verdicts(batch_size: int, require_evidence: bool) -> Callable[[StepContext], Awaitable[Verdicts]]:
+    """Analyze step: one verdict per claim against the context, as the judge's strategy gives it.
+
+    With ``require_evidence``, a supported verdict whose quote is missing or not in the context
+    (``Verdict.unquoted``) counts as unsure; either way the reason names those claims.
+    """
 
     async def analyze(ctx: StepContext) -> Verdicts:
         claims: list[str] = ctx.results.preprocess or []
@@ -92,9 +104,25 @@ def make_context_verdicts(batch_size: int) -> Callable[[StepContext], Awaitable[
             return Verdicts([])
         if not context:
             return Verdicts([Verdict(c, "unsure", P.NO_CONTEXT_VERDICT_REASON) for c in claims])
-        return Verdicts(await strategy(ctx, batch_size).verdicts(ctx, context, claims))
+        flag_instructions(ctx, context)
+        verdicts = await strategy(ctx, batch_size).verdicts(ctx, context, claims)
+        return Verdicts([demote(v) if require_evidence and v.unquoted else v for v in verdicts])
 
     return analyze
+
+
+def flag_instructions(ctx: StepContext, context: list[str]) -> None:
+    """Flag (and note in the reason) an output or context that carries instructions to the judge."""
+    for where, texts in (("output", [ctx.run.output]), ("context", context)):
+        found = judge_instructions(texts)
+        if found:
+            ctx.flag(f"instructions-in-{where}")
+            ctx.note(P.INSTRUCTIONS_NOTE.format(where=where, quote=found[0][:80]))
+
+
+def demote(verdict: Verdict) -> Verdict:
+    """A supported verdict without a quote found in the context, counted as unsure."""
+    return replace(verdict, verdict="unsure", reason=P.UNQUOTED_SUPPORT_REASON + verdict.reason)
 
 
 def reason_mode(mode: ReasonMode) -> Callable[[StepContext], str]:
@@ -114,19 +142,22 @@ def claim_scorer_base(
     max_context_chars: int,
     sentence_fallback: bool | None,
     require_input: bool = False,
+    max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+    no_claims_note: str = P.NO_CLAIMS_FOUND_NOTE,
 ) -> Scorer:
     """A scorer with the shared run preparation and claim extraction; callers add the rest."""
     static_context = validate_context(context)
     validate_positive_int(batch_size, "batch_size")
     validate_positive_int(max_context_chars, "max_context_chars")
+    validate_positive_int(max_output_chars, "max_output_chars")
     if static_context is not None:
         check_context_size(static_context, max_context_chars)
     if get_context is not None and not callable(get_context):
         raise TypeError("get_context must be a function of the run")
     base = create_scorer(id=id, description=description, judge=judge, version="1", prompt_version=prompt_version)
     return replace(
-        base.preprocess(make_extract(sentence_fallback)),
-        prepare=make_prepare(static_context, max_context_chars, get_context, require_input),
+        base.preprocess(make_extract(sentence_fallback, no_claims_note)),
+        prepare=make_prepare(static_context, max_context_chars, get_context, require_input, max_output_chars),
     )
 
 
@@ -145,6 +176,8 @@ def create_context_claim_scorer(
     batch_size: int,
     max_context_chars: int,
     sentence_fallback: bool | None,
+    max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+    require_evidence: bool = True,
 ) -> Scorer:
     """A scorer whose score is the share of claims with given verdicts against the context."""
     judge = resolve_judge(model)
@@ -160,9 +193,12 @@ def create_context_claim_scorer(
         batch_size=batch_size,
         max_context_chars=max_context_chars,
         sentence_fallback=sentence_fallback,
+        max_output_chars=max_output_chars,
     )
+    if not isinstance(require_evidence, bool):
+        raise TypeError(f"require_evidence must be True or False, not {require_evidence!r}")
     return (
-        base.analyze(make_context_verdicts(batch_size))
+        base.analyze(make_context_verdicts(batch_size, require_evidence))
         .generate_score(make_share_score(scale_value, score_labels))
         .generate_reason(make_context_reason(prompts, scale_value, mode, reason_labels))
     )

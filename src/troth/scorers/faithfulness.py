@@ -22,6 +22,8 @@ def create_faithfulness_scorer(
     batch_size: int = C.DEFAULT_BATCH_SIZE,
     max_context_chars: int = C.DEFAULT_MAX_CONTEXT_CHARS,
     sentence_fallback: bool | None = None,
+    max_output_chars: int = C.DEFAULT_MAX_OUTPUT_CHARS,
+    require_evidence: bool = True,
 ) -> Scorer:
     """Faithfulness: (claims the context supports / all claims) * ``scale``.
 
@@ -31,6 +33,9 @@ def create_faithfulness_scorer(
     ``"auto"`` (default) follows the judge: the template for the offline judges, the judge otherwise.
     ``sentence_fallback`` splits the output into sentences when claim extraction fails
     (default: on for the local LLM judge, off otherwise); the reason then says so.
+    ``max_output_chars`` bounds the answer checked (longer fails before any judge call).
+    ``require_evidence``: a "supported" verdict whose evidence quote is empty or not found in
+    the context counts as unsure (judges that quote evidence; the reason names those claims).
     """
     return C.create_context_claim_scorer(
         id="faithfulness",
@@ -46,4 +51,6 @@ def create_faithfulness_scorer(
         batch_size=batch_size,
         max_context_chars=max_context_chars,
         sentence_fallback=sentence_fallback,
+        max_output_chars=max_output_chars,
+        require_evidence=require_evidence,
     )

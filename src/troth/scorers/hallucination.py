@@ -26,12 +26,17 @@ def create_hallucination_scorer(
     batch_size: int = C.DEFAULT_BATCH_SIZE,
     max_context_chars: int = C.DEFAULT_MAX_CONTEXT_CHARS,
     sentence_fallback: bool | None = None,
+    max_output_chars: int = C.DEFAULT_MAX_OUTPUT_CHARS,
+    require_evidence: bool = True,
 ) -> Scorer:
     """Hallucination: (contradicted + unstated claims) / all claims * ``scale``; lower is better.
 
     Context as for faithfulness (run, ``get_context(run)``, ``context=``, tool-call results).
     With no context at all every claim is ungrounded: the score is ``scale`` and the reason
     says no context was found.
+    ``max_output_chars`` bounds the answer checked (longer fails before any judge call).
+    ``require_evidence``: a "supported" verdict whose evidence quote is empty or not found in
+    the context counts as unsure (judges that quote evidence; the reason names those claims).
     """
     return C.create_context_claim_scorer(
         id="hallucination",
@@ -47,4 +52,6 @@ def create_hallucination_scorer(
         batch_size=batch_size,
         max_context_chars=max_context_chars,
         sentence_fallback=sentence_fallback,
+        max_output_chars=max_output_chars,
+        require_evidence=require_evidence,
     )

@@ -7,11 +7,12 @@ import math
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from troth.errors import ContextTooLongError
+from troth.errors import ContextFunctionError, ContextTooLongError, OutputTooLongError
 from troth.scorers.context import assistant_text, is_messages, tool_results, user_text
 from troth.types import ScorerRun
 
 DEFAULT_MAX_CONTEXT_CHARS = 1_000_000
+DEFAULT_MAX_OUTPUT_CHARS = 100_000
 
 GetContext = Callable[[ScorerRun], "list[str] | Awaitable[list[str] | None] | None"]
 
@@ -65,13 +66,32 @@ def check_context_size(context: list[str], max_context_chars: int) -> None:
         )
 
 
+def check_output_size(text: str, max_output_chars: int) -> None:
+    if len(text) > max_output_chars:
+        raise OutputTooLongError(
+            f"output is {len(text):,} characters, over the limit of {max_output_chars:,}; "
+            "raise max_output_chars or score a shorter answer"
+        )
+
+
+async def call_get_context(get_context: GetContext, run: ScorerRun) -> list[str] | None:
+    """``get_context(run)``, checked; anything it raises becomes ContextFunctionError."""
+    try:
+        got = get_context(run)
+        found = await got if isinstance(got, Awaitable) else got
+    except Exception as exc:  # user code: any exception is this item's failure, named
+        raise ContextFunctionError(f"get_context raised {type(exc).__name__}: {exc}") from exc
+    return validate_context(found, "get_context(run)")
+
+
 def make_prepare(
     static_context: list[str] | None,
     max_context_chars: int,
     get_context: GetContext | None = None,
     require_input: bool = False,
+    max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
 ) -> Callable[[ScorerRun], Awaitable[ScorerRun]]:
-    """Check types; resolve the answer text and the context.
+    """Check types and sizes; resolve the answer text and the context.
 
     Context, first found: the run's ``context``, ``get_context(run)``, the scorer's
     ``context``, the tool-call results of a transcript output.
@@ -87,13 +107,13 @@ def make_prepare(
             raise TypeError("output is required: a string or a list of chat messages")
         else:
             raise TypeError(f"output must be a string or a list of chat messages, not {type(output).__name__}")
+        check_output_size(text, max_output_chars)
         question = text_input(run.input)
         if require_input and not question.strip():
             raise ValueError("input is required: the question that the output answers")
         context = validate_context(run.context)
         if context is None and get_context is not None:
-            got = get_context(run)
-            context = validate_context(await got if isinstance(got, Awaitable) else got, "get_context(run)")
+            context = await call_get_context(get_context, run)
         if context is None:
             context = static_context
         if context is None and transcript is not None:

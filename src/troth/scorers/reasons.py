@@ -44,8 +44,11 @@ def template_reason(
 
 def reason_notes(ctx: StepContext, verdicts: Sequence[Verdict]) -> str:
     """Code-written remarks appended to a reason: unverified quotes, retrieval, extraction fallback."""
-    bad = [v.claim for v in verdicts if v.evidence is not None and not v.evidence.verified]
+    unquoted = [v.claim for v in verdicts if v.unquoted]
+    bad = [v.claim for v in verdicts if v.evidence is not None and not v.evidence.verified and v.claim not in unquoted]
     notes = []
+    if unquoted:
+        notes.append(P.UNQUOTED_SUPPORT_NOTE + " ".join(f'"{c}"' for c in unquoted))
     if bad:
         notes.append(P.UNVERIFIED_EVIDENCE_NOTE + " ".join(f'"{c}"' for c in bad))
     notes.extend(ctx.results.notes)

@@ -27,6 +27,7 @@ class StepResults:
     analyze: Any = None
     score: float | None = None
     notes: list[str] = field(default_factory=list)  # remarks a step leaves for the reason
+    flags: list[str] = field(default_factory=list)  # machine-readable marks kept on the result
 
 
 @dataclass
@@ -97,6 +98,11 @@ class StepContext:
         scores, usage = await self.judge.classify(pairs, step=self.step)
         self._add_usage(usage)
         return scores
+
+    def flag(self, name: str) -> None:
+        """Mark the result (``ScoreResult.flags``), once per name."""
+        if name not in self.results.flags:
+            self.results.flags.append(name)
 
     def note(self, text: str) -> None:
         """Leave a remark for the reason step."""

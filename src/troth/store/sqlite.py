@@ -2,7 +2,10 @@
 
 The schema changes only through the append-only, named migrations below, each recorded in the
 ``migrations`` table. WAL mode and a busy timeout let several processes write at once; every
-write is one transaction.
+write is one transaction. A scorer run saved again for the same (evaluation, item, scorer)
+replaces the earlier row (a resumed failure leaves one row, the new one). Every text is passed
+through :func:`troth.secrets.redact` before it is written, and text Python holds but UTF-8
+cannot encode (lone surrogates) is stored escaped rather than failing the write.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from troth.errors import ConfigError
+from troth.secrets import redact
 from troth.store.base import RunRecord, now
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
@@ -102,11 +106,12 @@ class SQLiteStore:
         with self._lock:
             return [r[0] for r in self._conn.execute("SELECT name FROM migrations ORDER BY applied_at, name")]
 
-    def _write(self, sql: str, params: tuple[Any, ...]) -> None:
+    def _write(self, *statements: tuple[str, tuple[Any, ...]]) -> None:
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                self._conn.execute(sql, params)
+                for sql, params in statements:
+                    self._conn.execute(sql, params)
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
@@ -114,11 +119,14 @@ class SQLiteStore:
 
     def save_run(self, record: RunRecord) -> None:
         data = asdict(record)
-        values = tuple(
-            json.dumps(data[c], ensure_ascii=False, default=str) if c in _JSON_FIELDS else data[c] for c in _COLUMNS
-        )
+        values = tuple(_storable(data[c], json_field=c in _JSON_FIELDS) for c in _COLUMNS)
         placeholders = ", ".join("?" for _ in _COLUMNS)
-        self._write(f"INSERT OR REPLACE INTO runs ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values)
+        insert = (f"INSERT OR REPLACE INTO runs ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values)
+        if record.eval_id is None or record.item_id is None:
+            self._write(insert)
+            return
+        earlier = "DELETE FROM runs WHERE eval_id = ? AND item_id = ? AND scorer_id = ? AND run_id != ?"
+        self._write((earlier, (record.eval_id, record.item_id, record.scorer_id, record.run_id)), insert)
 
     def _record(self, row: sqlite3.Row | tuple[Any, ...]) -> RunRecord:
         data = dict(zip(_COLUMNS, row, strict=True))
@@ -151,8 +159,27 @@ class SQLiteStore:
         return json.loads(row[0]) if row else None
 
     def cache_put(self, key: str, model: str, value: dict[str, Any]) -> None:
-        self._write("INSERT OR REPLACE INTO judge_cache VALUES (?, ?, ?, ?)", (key, model, json.dumps(value), now()))
+        row = (key, model, _storable(value, json_field=True), now())
+        self._write(("INSERT OR REPLACE INTO judge_cache VALUES (?, ?, ?, ?)", row))
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def _storable(value: Any, *, json_field: bool) -> Any:
+    """A column value: JSON text for JSON fields; secrets redacted; UTF-8-safe."""
+    if json_field:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    elif isinstance(value, str):
+        text = value
+    else:
+        return value
+    text = redact(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: JSON escapes them losslessly, plain text is escaped
+        text = json.dumps(value, ensure_ascii=True, default=str) if json_field else text.encode(
+            "utf-8", "backslashreplace").decode("utf-8")  # fmt: skip
+        text = redact(text)
+    return text

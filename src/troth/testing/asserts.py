@@ -105,7 +105,9 @@ def assert_relevant(
 ) -> ScoreResult:
     """Fail unless the answer-relevancy score is at least ``threshold``."""
     scorer = create_answer_relevancy_scorer(
-        default_judge(model, offline="local-llm"), uncertainty_weight=uncertainty_weight, scale=scale,
+        default_judge(model, offline="local-llm"),
+        uncertainty_weight=uncertainty_weight,
+        scale=scale,
         reason="template",
     )
     result = scorer.run(input=input, output=output)

@@ -1,7 +1,9 @@
 """The HTTP judge backend: any OpenAI-compatible chat-completions server, through the openai SDK.
 
 Retries of 429 (honouring Retry-After), 408/409, 5xx, connection errors and timeouts are the
-SDK's: bounded, with exponential backoff and jitter.
+SDK's: bounded, with exponential backoff and jitter. A reply that is not a valid chat
+completion raises :class:`JudgeResponseError` (the retry policy asks again). The API key is
+registered with :mod:`troth.secrets`, so a server that echoes it does not put it in an error.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from typing import Any
 
 import openai
 
-from troth.errors import JudgeConnectionError
+from troth.errors import JudgeConnectionError, JudgeResponseError
 from troth.judges.base import BackendBase, Completion, Message
 from troth.judges.capabilities import Capabilities, Prices, StructuredMode
 from troth.judges.registry import BackendOptions, http_endpoint
+from troth.secrets import contains_secret, remember
 
 
 class OpenAICompatBackend(BackendBase):
@@ -39,6 +42,7 @@ class OpenAICompatBackend(BackendBase):
         self._model_name = model_name
         self._base_url = base_url
         self._api_key = api_key
+        remember(api_key)
         self._token_param = token_param
         self._timeout = timeout
         self._max_retries = max_retries
@@ -111,17 +115,16 @@ class OpenAICompatBackend(BackendBase):
         tries = self._max_retries + 1
         try:
             raw = await self._client().chat.completions.with_raw_response.create(**kwargs)
-            response = raw.parse()
         except openai.APITimeoutError as exc:
             raise JudgeConnectionError(
                 f"request to {self.model_id} timed out after {self._timeout:g}s ({tries} attempts)",
                 model=self.model_id,
-            ) from exc
+            ) from _cause(exc)
         except openai.APIConnectionError as exc:
             raise JudgeConnectionError(
                 f"could not reach {self._base_url} for {self.model_id} ({tries} attempts): {exc}",
                 model=self.model_id,
-            ) from exc
+            ) from _cause(exc)
         except openai.APIStatusError as exc:
             retried = exc.status_code in (408, 409, 429) or exc.status_code >= 500
             attempts = f" after {tries} attempts" if retried else ""
@@ -129,19 +132,39 @@ class OpenAICompatBackend(BackendBase):
                 f"{self.model_id} answered HTTP {exc.status_code}{attempts}: {_short(exc.message)}",
                 model=self.model_id,
                 status_code=exc.status_code,
-            ) from exc
+            ) from _cause(exc)
+        return self._completion(raw)
 
-        if not response.choices:
-            return Completion(text="", finish_reason=None, attempts=raw.retries_taken + 1)
-        choice = response.choices[0]
+    def _completion(self, raw: Any) -> Completion:
+        """The reply read as a chat completion, or JudgeResponseError saying what is wrong with it."""
+        try:
+            response = raw.parse()
+            choices = response.choices
+            choice = choices[0] if isinstance(choices, list) and choices else None
+            text = choice.message.content if choice is not None and choice.message is not None else None
+        except (ValueError, TypeError, AttributeError, IndexError) as exc:  # JSONDecodeError is a ValueError
+            raise JudgeResponseError(f"{self.model_id} sent a reply that is not a chat completion: {exc}",
+                                     model=self.model_id) from _cause(exc)  # fmt: skip
+        if choice is None:
+            raise JudgeResponseError(f"{self.model_id} sent a chat completion without choices", model=self.model_id)
+        if not isinstance(text, str):
+            found = "no message" if choice.message is None else f"content of type {type(text).__name__}"
+            raise JudgeResponseError(f"{self.model_id} sent a choice with {found}, not text", model=self.model_id)
         usage = response.usage
+        tokens = (getattr(usage, "prompt_tokens", 0), getattr(usage, "completion_tokens", 0)) if usage else (0, 0)
         return Completion(
-            text=choice.message.content or "",
-            finish_reason=choice.finish_reason,
-            prompt_tokens=usage.prompt_tokens if usage else 0,
-            completion_tokens=usage.completion_tokens if usage else 0,
+            text=text,
+            finish_reason=choice.finish_reason if isinstance(choice.finish_reason, str) else None,
+            prompt_tokens=tokens[0] if isinstance(tokens[0], int) else 0,
+            completion_tokens=tokens[1] if isinstance(tokens[1], int) else 0,
             attempts=raw.retries_taken + 1,
         )
+
+
+def _cause(exc: BaseException) -> BaseException | None:
+    """``exc`` to chain, or None when its text holds a key (the echo would escape through it)."""
+    texts = [str(exc), repr(exc.body) if isinstance(exc, openai.APIStatusError) else ""]
+    return None if any(contains_secret(t) for t in texts) else exc
 
 
 def _short(text: str, limit: int = 300) -> str:

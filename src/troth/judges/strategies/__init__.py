@@ -66,9 +66,7 @@ def strategy_for(judge: Judge, batch_size: int) -> ClaimStrategy:
     if capabilities.classify_pairs:
         return ClaimStrategy("pairs", PairVerdicts(), extract_with_judge=False, reason="template")
     if capabilities.choice_probabilities:
-        return ClaimStrategy(
-            "choice", ChoiceVerdicts(), fixed_budget=True, reason="template", sentence_fallback=True
-        )
+        return ClaimStrategy("choice", ChoiceVerdicts(), fixed_budget=True, reason="template", sentence_fallback=True)
     return ClaimStrategy("batched", BatchedVerdicts(batch_size))
 
 

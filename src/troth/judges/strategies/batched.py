@@ -12,7 +12,7 @@ from troth.evidence import locate
 from troth.judges.parsing import OutputCheckError
 from troth.judges.strategies.session import Session
 from troth.prompts import claims as P
-from troth.types import Verdict
+from troth.types import Evidence, Verdict
 
 MISSING_VERDICT_ROUNDS = 2
 DEFAULT_BATCH_SIZE = 16
@@ -39,9 +39,7 @@ def id_checker(expected: set[str]) -> Callable[[Any], None]:
 AskBatch = Callable[[Session, list[tuple[str, str]]], Awaitable[Any]]
 
 
-async def judge_in_batches(
-    session: Session, items: list[str], batch_size: int, ask: AskBatch
-) -> list[tuple[str, Any]]:
+async def judge_in_batches(session: Session, items: list[str], batch_size: int, ask: AskBatch) -> list[tuple[str, Any]]:
     """``(item, verdict)`` in order, asking ``ask(session, [(id, item), ...])`` in batches of
     ``batch_size``; the answer's ``verdicts`` are matched to items by ``claim_id``."""
     ids = [(f"c{i + 1}", item) for i, item in enumerate(items)]
@@ -89,7 +87,13 @@ class BatchedVerdicts:
             return await _ask(session, context, batch)
 
         pairs = await judge_in_batches(session, claims, self.batch_size, ask)
-        return [Verdict(claim, v.verdict, v.reason, locate(v.evidence, context)) for claim, v in pairs]
+        return [_verdict(claim, v.verdict, v.reason, locate(v.evidence, context)) for claim, v in pairs]
+
+
+def _verdict(claim: str, label: Any, reason: str, evidence: Evidence | None) -> Verdict:
+    """A verdict, flagged ``unquoted`` when it says supported without a quote found in the context."""
+    unquoted = label == "yes" and (evidence is None or not evidence.verified)
+    return Verdict(claim, label, reason, evidence, unquoted=unquoted)
 
 
 async def _ask(session: Session, context: list[str], batch: list[tuple[str, str]]) -> Any:

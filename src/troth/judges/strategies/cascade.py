@@ -8,6 +8,7 @@ strategy, and its verdict replaces the first. Each verdict names the stage that 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 
 from troth.judges.judge import Judge
 from troth.judges.strategies.pairs import classify_claims, decide, to_verdict
@@ -42,5 +43,4 @@ class CascadeVerdicts:
 
 
 def _decided(verdict: Verdict, by: str) -> Verdict:
-    return Verdict(verdict.claim, verdict.verdict, verdict.reason, verdict.evidence, verdict.probabilities,
-                   verdict.retrieved, by)  # fmt: skip
+    return replace(verdict, decided_by=by)

@@ -39,7 +39,7 @@ class Scored:
 
 
 def decide(scored: Scored, yes_threshold: float, no_threshold: float = 0.5) -> VerdictLabel:
-    """"no" when P(contradicted) reaches ``no_threshold`` and exceeds P(supported); else "yes" when
+    """ "no" when P(contradicted) reaches ``no_threshold`` and exceeds P(supported); else "yes" when
     P(supported) reaches ``yes_threshold``; else "no" when P(contradicted) reaches ``no_threshold``;
     else "unsure"."""
     supported, contradicted = scored.probability("supported"), scored.probability("contradicted")

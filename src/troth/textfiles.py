@@ -1,0 +1,20 @@
+"""Reading users' text files as UTF-8, with errors that name the file and the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def read_text(path: Path) -> str:
+    """The file's text as UTF-8; ValueError naming the file (and the line of a bad byte)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from exc
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ValueError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); save it as UTF-8"
+        ) from None
