@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import struct
 import sys
 import threading
 import time
@@ -28,7 +30,9 @@ class Reply:
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     finish_reason: str = "stop"
-    body: dict[str, Any] | None = None  # a raw JSON body overrides everything else
+    body: dict[str, Any] | None = None  # a JSON body that overrides content and finish_reason
+    raw: bytes | None = None  # bytes sent as the body as they are (a broken proxy's page, say)
+    drop: bool = False  # close the connection without answering (a reset)
 
 
 @dataclass
@@ -147,8 +151,12 @@ class FakeOpenAIServer:
                 finally:
                     with server._lock:
                         server.in_flight -= 1
+                if reply.drop:  # RST rather than FIN: linger 0, then close
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.close_connection = True
+                    return
                 payload = reply.body if reply.body is not None else _completion_body(request, reply)
-                data = json.dumps(payload).encode()
+                data = reply.raw if reply.raw is not None else json.dumps(payload).encode()
                 try:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", "application/json")

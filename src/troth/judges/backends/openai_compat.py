@@ -141,14 +141,15 @@ class OpenAICompatBackend(BackendBase):
             response = raw.parse()
             choices = response.choices
             choice = choices[0] if isinstance(choices, list) and choices else None
-            text = choice.message.content if choice is not None and choice.message is not None else None
+            message = choice.message if choice is not None else None
+            text = message.content if message is not None else None
         except (ValueError, TypeError, AttributeError, IndexError) as exc:  # JSONDecodeError is a ValueError
             raise JudgeResponseError(f"{self.model_id} sent a reply that is not a chat completion: {exc}",
                                      model=self.model_id) from _cause(exc)  # fmt: skip
         if choice is None:
             raise JudgeResponseError(f"{self.model_id} sent a chat completion without choices", model=self.model_id)
         if not isinstance(text, str):
-            found = "no message" if choice.message is None else f"content of type {type(text).__name__}"
+            found = "no message" if message is None else f"content of type {type(text).__name__}"
             raise JudgeResponseError(f"{self.model_id} sent a choice with {found}, not text", model=self.model_id)
         usage = response.usage
         tokens = (getattr(usage, "prompt_tokens", 0), getattr(usage, "completion_tokens", 0)) if usage else (0, 0)
