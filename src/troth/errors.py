@@ -10,6 +10,7 @@ TrothError
 ├── ContextTooLongError (ValueError)    context exceeds the configured limit
 ├── OutputTooLongError (ValueError)     output exceeds the configured limit
 ├── ContextFunctionError                the user's get_context function raised
+├── InvalidTextError (ValueError)       text that is not valid Unicode (a lone surrogate)
 ├── JudgeError                          a judge call failed
 │   ├── JudgeConnectionError            HTTP failure / timeout after retries
 │   ├── JudgeResponseError              a reply that is not a valid chat completion, after retries
@@ -95,6 +96,12 @@ class ContextTooLongError(TrothError, ValueError):
 
 class OutputTooLongError(TrothError, ValueError):
     """The output to check is longer than the configured limit (checked before any judge call)."""
+
+    step = "prepare"
+
+
+class InvalidTextError(TrothError, ValueError):
+    """A text to check holds characters no judge can be sent (lone surrogates)."""
 
     step = "prepare"
 

@@ -18,16 +18,22 @@ CONTEXT = ["The bridge opened in 1932. It is 80 m high and carries four lanes."]
 ITEMS: list[dict[str, Any]] = [
     {"id": "ok-yes", "output": "The bridge opened in 1932. It is 80 m high.", "context": CONTEXT},
     {"id": "ok-no", "output": "The bridge opened in 1950.", "context": CONTEXT},
-    {"id": "faulted", "output": f"The {MARKER} bridge opened in 1932. The {MARKER} bridge is 80 m high.",
-     "context": CONTEXT},  # the marker in every claim: every request about this item is faulted
+    {
+        "id": "faulted",
+        "output": f"The {MARKER} bridge opened in 1932. The {MARKER} bridge is 80 m high.",
+        "context": CONTEXT,
+    },  # the marker in every claim: every request about this item is faulted
 ]
 EXPECTED = {"ok-yes": 1.0, "ok-no": 0.0, "faulted": 1.0}
 
 
 def healthy() -> ScriptedJudge:
     return ScriptedJudge(
-        verdicts={"1932": ("yes", "The bridge opened in 1932."), "80 m": ("yes", "It is 80 m high"),
-                  "1950": ("no", "The bridge opened in 1932.")},  # fmt: skip
+        verdicts={
+            "1932": ("yes", "The bridge opened in 1932."),
+            "80 m": ("yes", "It is 80 m high"),
+            "1950": ("no", "The bridge opened in 1932."),
+        },
         default=("unsure", ""),
     )
 
@@ -54,4 +60,6 @@ def assert_no_secret(*artefacts: Path | str) -> None:
     """The key appears in no file (read as bytes) and no text given."""
     for artefact in artefacts:
         data = artefact.read_bytes() if isinstance(artefact, Path) else artefact.encode()
-        assert SECRET_KEY.encode() not in data, f"the API key leaked into {artefact if isinstance(artefact, Path) else 'text'}"
+        assert SECRET_KEY.encode() not in data, (
+            f"the API key leaked into {artefact if isinstance(artefact, Path) else 'text'}"
+        )

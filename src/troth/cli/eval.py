@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -39,11 +41,13 @@ def eval_command(
 ) -> None:
     """Score every item of DATA for faithfulness."""
     from troth.evals import run_evals
+    from troth.evals.runner import new_eval_id
     from troth.judges.judge import Judge
     from troth.report.html import write_html
     from troth.scorers.faithfulness import create_faithfulness_scorer
 
-    with one_line_errors():
+    eval_id = eval_id or new_eval_id()
+    with one_line_errors(), _resumable(eval_id, kept=not no_store):
         judge = Judge(model, base_url=base_url) if base_url else Judge(model)
         scorer = create_faithfulness_scorer(judge, scale=scale)
         result = run_evals(
@@ -69,6 +73,17 @@ def eval_command(
         s = result.summary
         console.print(f"[red]{s.failed_items} of {s.total_items} item(s) failed[/red]")
         raise typer.Exit(1)
+
+
+@contextmanager
+def _resumable(eval_id: str, *, kept: bool) -> Iterator[None]:
+    """Ctrl-C: one line saying how to resume (what was scored is in the store), exit status 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        hint = f"; resume with --eval-id {eval_id}" if kept else ""
+        typer.echo(f"interrupted: the items scored so far are saved{hint}", err=True)
+        raise typer.Exit(130) from None
 
 
 def _print_summary(console: Console, result: EvalResult, scorer_id: str) -> None:

@@ -227,6 +227,11 @@ class BestEffortCache:
             log.warning("the judge-call cache is unavailable (%s: %s); calls go to the judge", type(exc).__name__, exc)
 
 
+def new_eval_id() -> str:
+    """A fresh evaluation id (``eval-`` and 12 hex digits)."""
+    return f"eval-{uuid.uuid4().hex[:12]}"
+
+
 async def arun_evals(
     data: Any,
     scorers: Any,
@@ -250,7 +255,7 @@ async def arun_evals(
     for judge in judges:
         judge.backend()  # configuration errors before any work
     kept: Store | None = open_store(store)
-    eval_id = eval_id or f"eval-{uuid.uuid4().hex[:12]}"
+    eval_id = eval_id or new_eval_id()
     call_cache = BestEffortCache(kept) if cache and kept is not None else None
     token = CALL_SETTINGS.set(CallSettings(cache=call_cache, limiter=asyncio.Semaphore(concurrency)))
     started_at, progress = time.perf_counter(), Progress(len(items), quiet)

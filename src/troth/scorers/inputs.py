@@ -7,7 +7,7 @@ import math
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from troth.errors import ContextFunctionError, ContextTooLongError, OutputTooLongError
+from troth.errors import ContextFunctionError, ContextTooLongError, InvalidTextError, OutputTooLongError
 from troth.scorers.context import assistant_text, is_messages, tool_results, user_text
 from troth.types import ScorerRun
 
@@ -66,6 +66,15 @@ def check_context_size(context: list[str], max_context_chars: int) -> None:
         )
 
 
+def check_text(text: str, name: str) -> None:
+    """InvalidTextError when ``text`` cannot be encoded as UTF-8 (lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start]
+        raise InvalidTextError(f"{name} is not valid text: a lone surrogate {bad!a} at position {exc.start}") from None
+
+
 def check_output_size(text: str, max_output_chars: int) -> None:
     if len(text) > max_output_chars:
         raise OutputTooLongError(
@@ -120,6 +129,12 @@ def make_prepare(
             context = tool_results(transcript)
         context = [c for c in (context or []) if c.strip()]
         check_context_size(context, max_context_chars)
+        for name, value in (
+            ("output", text),
+            ("input", question),
+            *((f"context[{i}]", c) for i, c in enumerate(context)),
+        ):
+            check_text(value, name)
         return replace(run, input=question, output=text, context=context)
 
     return prepare

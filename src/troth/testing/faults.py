@@ -75,24 +75,40 @@ FAULTS: dict[str, Fault] = {
     f.name: f
     for f in (
         # transport
-        Fault("rate-limit", "transport", lambda r, h: Reply(status=429, headers={"Retry-After": "0"}),
-              "JudgeConnectionError"),  # fmt: skip
+        Fault(
+            "rate-limit",
+            "transport",
+            lambda r, h: Reply(status=429, headers={"Retry-After": "0"}),
+            "JudgeConnectionError",
+        ),
         Fault("server-error", "transport", lambda r, h: Reply(status=503), "JudgeConnectionError"),
         Fault("reset", "transport", lambda r, h: Reply(drop=True), "JudgeConnectionError"),
         Fault("hang", "transport", lambda r, h: replace(h, delay=2.0), "JudgeConnectionError"),
         # protocol: HTTP 200, but not a chat completion
         Fault("not-json", "protocol", lambda r, h: Reply(raw=b"<html>502 Bad Gateway</html>"), "JudgeResponseError"),
         Fault("wrong-shape", "protocol", _body({"result": "ok"}), "JudgeResponseError"),
-        Fault("no-choices", "protocol", _body({"id": "x", "object": "chat.completion", "choices": []}),
-              "JudgeResponseError"),  # fmt: skip
-        Fault("no-message", "protocol", _body({"choices": [{"index": 0, "finish_reason": "stop"}]}),
-              "JudgeResponseError"),  # fmt: skip
-        Fault("content-not-text", "protocol",
-              _body({"choices": [{"index": 0, "message": {"role": "assistant", "content": 5}}]}),
-              "JudgeResponseError"),  # fmt: skip
+        Fault(
+            "no-choices",
+            "protocol",
+            _body({"id": "x", "object": "chat.completion", "choices": []}),
+            "JudgeResponseError",
+        ),
+        Fault(
+            "no-message", "protocol", _body({"choices": [{"index": 0, "finish_reason": "stop"}]}), "JudgeResponseError"
+        ),
+        Fault(
+            "content-not-text",
+            "protocol",
+            _body({"choices": [{"index": 0, "message": {"role": "assistant", "content": 5}}]}),
+            "JudgeResponseError",
+        ),
         # content: a chat completion whose answer is wrong
-        Fault("not-json-content", "content", lambda r, h: replace(h, content="Sure! Here are the verdicts."),
-              "JudgeOutputError"),  # fmt: skip
+        Fault(
+            "not-json-content",
+            "content",
+            lambda r, h: replace(h, content="Sure! [/red] Here are [bold]the verdicts[/]. <script>alert(1)</script>"),
+            "JudgeOutputError",
+        ),
         Fault("fewer-verdicts", "content", _fewer_verdicts, "JudgeOutputError", _VERDICTS),
         Fault("unknown-label", "content", _unknown_label, "JudgeOutputError", _VERDICTS),
         Fault("no-claims", "content", lambda r, h: replace(h, content={"claims": []}), None, ("ExtractedClaims",)),
