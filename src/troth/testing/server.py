@@ -71,10 +71,14 @@ class LoopbackHTTPServer(ThreadingHTTPServer):
 
 
 class FakeOpenAIServer:
-    """``with FakeOpenAIServer() as server: Judge("m", base_url=server.base_url, api_key="k")``."""
+    """``with FakeOpenAIServer() as server: Judge("m", base_url=server.base_url, api_key="k")``.
 
-    def __init__(self, responder: Responder | None = None) -> None:
+    Every request is kept in ``requests`` (``record=False``: only counted in ``served``)."""
+
+    def __init__(self, responder: Responder | None = None, *, record: bool = True) -> None:
         self.requests: list[Request] = []
+        self.served = 0
+        self.record = record  # False for long runs: count requests, keep none
         self.responder = responder
         self.delay = 0.0  # added to every reply
         self.in_flight = 0
@@ -117,7 +121,9 @@ class FakeOpenAIServer:
 
     def _next_reply(self, request: Request) -> Reply:
         with self._lock:
-            self.requests.append(request)
+            self.served += 1
+            if self.record:
+                self.requests.append(request)
             if self._queue:
                 return self._queue.popleft()
         if self.responder is not None:
