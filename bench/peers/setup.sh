@@ -4,7 +4,8 @@
 #   bash bench/peers/setup.sh            # ragas and deepeval
 #   bash bench/peers/setup.sh ragas      # one
 # Locks: ragas.lock.txt (ragas 0.4.3; langchain-community held below 0.4, whose 0.4 line
-# dropped a module ragas 0.4.3 imports), deepeval.lock.txt (deepeval 4.3.1).
+# dropped a module ragas 0.4.3 imports), deepeval.lock.txt (deepeval 4.3.1, which declares a
+# dependency on wheel: listed, so that `pip check` passes).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 python="${PYTHON:-python3}"

@@ -14,6 +14,7 @@ CONTEXT = [
     "The Long Range version has an EPA range of 358 miles.",
 ]
 CLAIMS = ["Deliveries began in July 2017.", "The Long Range has a range of 358 miles.", "It costs $20,000."]
+QUOTES = ["Deliveries began in July 2017", "EPA range of 358 miles", "an electric sedan"]  # each found in CONTEXT
 
 
 def claims_reply(claims: list[str]) -> Reply:
@@ -48,7 +49,7 @@ def test_scores_from_verdicts(
 ) -> None:
     server.enqueue(
         claims_reply(CLAIMS),
-        verdicts_reply(*[(f"c{i + 1}", v, "") for i, v in enumerate(verdicts)]),
+        verdicts_reply(*[(f"c{i + 1}", v, QUOTES[i]) for i, v in enumerate(verdicts)]),
         REASON,
     )
     result = create_faithfulness_scorer(judge, context=CONTEXT).run(input="Tell me about the Model 3", output="x y z")
@@ -280,7 +281,8 @@ def test_unverified_evidence_is_flagged(server: FakeOpenAIServer, judge: Judge) 
     result = create_faithfulness_scorer(judge, context=CONTEXT).run(output="A.")
     ev = result.analyze_step_result["verdicts"][0]["evidence"]
     assert ev["verified"] is False and ev["context_index"] is None
-    assert "not found in the context" in (result.reason or "")
+    assert result.analyze_step_result.verdicts[0].unquoted and result.score == 1.0  # flagged, counted (default)
+    assert 'supported without a quote found in the context: "A."' in (result.reason or "")
 
 
 def test_injection_in_context_stays_inside_its_block(server: FakeOpenAIServer, judge: Judge) -> None:

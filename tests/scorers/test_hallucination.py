@@ -14,7 +14,12 @@ def verdicts(*labels: str) -> Reply:
     return Reply(
         content={
             "verdicts": [
-                {"claim_id": f"c{i + 1}", "evidence": "", "verdict": v, "reason": f"r{i + 1}"}
+                {
+                    "claim_id": f"c{i + 1}",
+                    "evidence": "opened in 1932" if v == "yes" else "",
+                    "verdict": v,
+                    "reason": f"r{i + 1}",
+                }
                 for i, v in enumerate(labels)
             ]
         }

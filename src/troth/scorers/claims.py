@@ -177,7 +177,7 @@ def create_context_claim_scorer(
     max_context_chars: int,
     sentence_fallback: bool | None,
     max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
-    require_evidence: bool = True,
+    require_evidence: bool = False,
 ) -> Scorer:
     """A scorer whose score is the share of claims with given verdicts against the context."""
     judge = resolve_judge(model)

@@ -23,7 +23,7 @@ def create_faithfulness_scorer(
     max_context_chars: int = C.DEFAULT_MAX_CONTEXT_CHARS,
     sentence_fallback: bool | None = None,
     max_output_chars: int = C.DEFAULT_MAX_OUTPUT_CHARS,
-    require_evidence: bool = True,
+    require_evidence: bool = False,
 ) -> Scorer:
     """Faithfulness: (claims the context supports / all claims) * ``scale``.
 
@@ -35,7 +35,9 @@ def create_faithfulness_scorer(
     (default: on for the local LLM judge, off otherwise); the reason then says so.
     ``max_output_chars`` bounds the answer checked (longer fails before any judge call).
     ``require_evidence``: a "supported" verdict whose evidence quote is empty or not found in
-    the context counts as unsure (judges that quote evidence; the reason names those claims).
+    the context counts as unsure (off by default: see ``bench/evidence_policy.py``); either way
+    such verdicts are flagged ``unquoted`` and named in the reason. An output or context that
+    carries instructions to the judge is flagged in ``result.flags`` and the reason.
     """
     return C.create_context_claim_scorer(
         id="faithfulness",

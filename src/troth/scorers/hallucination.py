@@ -27,7 +27,7 @@ def create_hallucination_scorer(
     max_context_chars: int = C.DEFAULT_MAX_CONTEXT_CHARS,
     sentence_fallback: bool | None = None,
     max_output_chars: int = C.DEFAULT_MAX_OUTPUT_CHARS,
-    require_evidence: bool = True,
+    require_evidence: bool = False,
 ) -> Scorer:
     """Hallucination: (contradicted + unstated claims) / all claims * ``scale``; lower is better.
 
@@ -36,7 +36,9 @@ def create_hallucination_scorer(
     says no context was found.
     ``max_output_chars`` bounds the answer checked (longer fails before any judge call).
     ``require_evidence``: a "supported" verdict whose evidence quote is empty or not found in
-    the context counts as unsure (judges that quote evidence; the reason names those claims).
+    the context counts as unsure (off by default: see ``bench/evidence_policy.py``); either way
+    such verdicts are flagged ``unquoted`` and named in the reason. An output or context that
+    carries instructions to the judge is flagged in ``result.flags`` and the reason.
     """
     return C.create_context_claim_scorer(
         id="hallucination",
