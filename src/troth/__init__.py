@@ -2,21 +2,27 @@
 
 from troth.errors import (
     ConfigError,
+    ContextFunctionError,
     ContextTooLongError,
+    InvalidTextError,
     JudgeConnectionError,
     JudgeError,
     JudgeOutputError,
+    JudgeResponseError,
     JudgeTruncatedError,
     MissingAPIKeyError,
     MissingDependencyError,
     ModelLoadError,
     ModelNotFoundError,
+    OutputTooLongError,
     ScorerRunError,
     TrothError,
     UnknownModelError,
 )
 from troth.evals import EvalResult, EvalSummary, ItemError, ItemResult, ScorerEntry, arun_evals, run_evals
 from troth.judges import Judge
+from troth.live import Budget, Monitor, MonitorStats, Sampling
+from troth.prices import set_prices
 from troth.scorers import (
     PromptStep,
     Scorer,
@@ -32,23 +38,31 @@ from troth.types import Evidence, ScoreResult, ScorerRun, StepUsage, Verdict, Ve
 __version__ = "0.1.0"
 
 __all__ = [
+    "Budget",
     "ConfigError",
+    "ContextFunctionError",
     "ContextTooLongError",
     "EvalResult",
     "EvalSummary",
     "Evidence",
+    "InvalidTextError",
     "ItemError",
     "ItemResult",
     "Judge",
     "JudgeConnectionError",
     "JudgeError",
     "JudgeOutputError",
+    "JudgeResponseError",
     "JudgeTruncatedError",
     "MissingAPIKeyError",
     "MissingDependencyError",
     "ModelLoadError",
     "ModelNotFoundError",
+    "Monitor",
+    "MonitorStats",
+    "OutputTooLongError",
     "PromptStep",
+    "Sampling",
     "ScoreResult",
     "Scorer",
     "ScorerEntry",
@@ -68,4 +82,5 @@ __all__ = [
     "create_hallucination_scorer",
     "create_scorer",
     "run_evals",
+    "set_prices",
 ]

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
-from troth.cli.render import safe
+from troth.cli.render import money, safe
 from troth.secrets import redact
 
 if TYPE_CHECKING:
@@ -90,12 +90,13 @@ def _print_summary(console: Console, result: EvalResult, scorer_id: str) -> None
     s = result.summary
     fs = s.scorers[scorer_id]
     table = Table(title=f"evaluation {safe(result.eval_id)}")
-    for col in ("items", "scored", "failed", "resumed", "mean", "judge calls", "cached", "tokens", "wall s"):
+    for col in ("items", "scored", "failed", "resumed", "mean", "judge calls", "cached", "tokens", "cost", "wall s"):
         table.add_column(col)
     mean = "-" if fs.mean is None else f"{fs.mean:.3f}"
     table.add_row(
         str(s.total_items), str(s.scored_items), str(s.failed_items), str(s.resumed_items), mean,
-        str(s.judge_calls), str(s.cached_calls), f"{s.prompt_tokens + s.completion_tokens:,}", f"{s.wall_s:.1f}",
+        str(s.judge_calls), str(s.cached_calls), f"{s.prompt_tokens + s.completion_tokens:,}", money(s.cost_usd),
+        f"{s.wall_s:.1f}",
     )  # fmt: skip
     console.print(table)
     for item in result.items:

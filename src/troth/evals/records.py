@@ -13,14 +13,21 @@ from troth.types import ScoreResult
 
 
 def to_record(
-    eval_id: str,
+    eval_id: str | None,
     item: dict[str, Any],
     scorer: Scorer,
     result: ScoreResult | None,
     error: ItemError | None,
     started: str,
+    *,
+    source: str = "eval",
+    latency_s: float | None = None,
+    trace_id: str | None = None,
 ) -> RunRecord:
     fields: dict[str, Any] = {
+        "source": source,
+        "latency_s": None if latency_s is None else round(latency_s, 4),
+        "trace_id": trace_id,
         "scorer_id": scorer.id,
         "eval_id": eval_id,
         "item_id": item["id"],

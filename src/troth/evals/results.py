@@ -6,6 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from troth.prices import total_cost
 from troth.scorers.base import Scorer
 from troth.types import ScoreResult
 
@@ -68,6 +69,7 @@ class EvalSummary:
     completion_tokens: int
     wall_s: float
     scorers: dict[str, ScorerSummary]
+    cost_usd: float | None = None  # None when a judge's price is unknown
 
 
 @dataclass
@@ -142,5 +144,6 @@ def summarise(items: list[ItemResult], entries: list[ScorerEntry], wall: float) 
         prompt_tokens=sum(u.prompt_tokens for u in usages),
         completion_tokens=sum(u.completion_tokens for u in usages),
         wall_s=round(wall, 3),
+        cost_usd=total_cost(usages),
         scorers=per,
     )

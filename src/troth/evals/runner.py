@@ -174,7 +174,7 @@ class EvalRun:
 
     async def score(self, entry: ScorerEntry, item: dict[str, Any], res: ItemResult) -> None:
         """One scorer on one item; its result or error kept on ``res`` and saved to the store."""
-        scorer, started = entry.scorer, now()
+        scorer, started, clock = entry.scorer, now(), time.perf_counter()
         error: ItemError | None = None
         result: ScoreResult | None = None
         try:
@@ -188,7 +188,8 @@ class EvalRun:
         if self.store is None:
             return
         try:
-            self.store.save_run(to_record(self.eval_id, item, scorer, result, error, started))
+            latency = time.perf_counter() - clock
+            self.store.save_run(to_record(self.eval_id, item, scorer, result, error, started, latency_s=latency))
         except Exception as exc:  # disk full, locked, read-only: this record is lost, the run goes on
             res.errors["store"] = item_error(exc, "store")
 

@@ -188,7 +188,8 @@ def render_html(result: EvalResult, title: str = "troth evaluation") -> str:
         f'<div class="card">items<b>{s.total_items}</b>{s.scored_items} scored, {s.failed_items} failed</div>',
         f'<div class="card">judge calls<b>{s.judge_calls}</b>{s.cached_calls} from cache</div>',
         f'<div class="card">tokens<b>{s.prompt_tokens + s.completion_tokens:,}</b>'
-        f"{s.prompt_tokens:,} prompt, {s.completion_tokens:,} completion; cost unknown</div>",
+        f"{s.prompt_tokens:,} prompt, {s.completion_tokens:,} completion</div>",
+        f'<div class="card">cost<b>{"unknown" if s.cost_usd is None else f"${s.cost_usd:.4f}"}</b>at list prices</div>',
         f'<div class="card">wall time<b>{s.wall_s:.1f}s</b></div>',
     ]
     main = scorer_ids[0] if scorer_ids else None

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from troth.prices import total_cost
 from troth.types import ScoreResult, Verdicts, jsonable
 
 DEFAULT_PATH = Path(".troth") / "troth.db"
@@ -46,6 +47,10 @@ class RunRecord:
     error_step: str | None = None
     created_at: str | None = None
     finished_at: str | None = None
+    source: str = "eval"  # what produced it: eval, live or pytest
+    trace_id: str | None = None
+    latency_s: float | None = None  # the scorer's wall time
+    cost_usd: float | None = None  # None when a judge's price is unknown
 
     @classmethod
     def from_result(cls, result: ScoreResult, /, **fields: Any) -> RunRecord:
@@ -67,6 +72,7 @@ class RunRecord:
             },
             "usage": {k: u.to_dict() for k, u in result.usage.items()},
             "finished_at": now(),
+            "cost_usd": total_cost(result.usage.values()),
         }
         data.update(fields)
         return cls(**data)
@@ -79,7 +85,9 @@ class Store(Protocol):
 
     def get_run(self, run_id: str) -> RunRecord | None: ...
 
-    def list_runs(self, *, eval_id: str | None = None, limit: int = 50) -> list[RunRecord]: ...
+    def list_runs(
+        self, *, eval_id: str | None = None, limit: int = 50, source: str | None = None, since: str | None = None
+    ) -> list[RunRecord]: ...
 
     def completed(self, eval_id: str) -> dict[tuple[str, str], RunRecord]:
         """Successful runs of an evaluation keyed by ``(item_id, scorer_id)`` (for resuming)."""

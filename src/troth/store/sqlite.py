@@ -59,6 +59,17 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        "0002_source_trace_latency_cost",
+        """
+        ALTER TABLE runs ADD COLUMN source TEXT;
+        ALTER TABLE runs ADD COLUMN trace_id TEXT;
+        ALTER TABLE runs ADD COLUMN latency_s REAL;
+        ALTER TABLE runs ADD COLUMN cost_usd REAL;
+        UPDATE runs SET source = 'eval' WHERE source IS NULL;
+        CREATE INDEX runs_by_source ON runs (source, finished_at);
+        """,
+    ),
 )
 
 _JSON_FIELDS = {"input", "output", "context", "claims", "verdicts", "prompts", "usage", "result"}
@@ -144,10 +155,18 @@ class SQLiteStore:
         found = self._select("WHERE run_id = ?", (run_id,))
         return found[0] if found else None
 
-    def list_runs(self, *, eval_id: str | None = None, limit: int = 50) -> list[RunRecord]:
-        if eval_id is None:
-            return self._select(tail="ORDER BY finished_at DESC LIMIT ?", params=(limit,))
-        return self._select("WHERE eval_id = ?", (eval_id, limit), tail="ORDER BY finished_at DESC LIMIT ?")
+    def list_runs(
+        self, *, eval_id: str | None = None, limit: int = 50, source: str | None = None, since: str | None = None
+    ) -> list[RunRecord]:
+        """Newest first; filtered by evaluation, source (``eval``, ``live``, ``pytest``) and
+        finish time (ISO 8601, inclusive)."""
+        conditions, params = [], []
+        for column, op, value in (("eval_id", "=", eval_id), ("source", "=", source), ("finished_at", ">=", since)):
+            if value is not None:
+                conditions.append(f"{column} {op} ?")
+                params.append(value)
+        where = "WHERE " + " AND ".join(conditions) if conditions else ""
+        return self._select(where, (*params, limit), tail="ORDER BY finished_at DESC LIMIT ?")
 
     def completed(self, eval_id: str) -> dict[tuple[str, str], RunRecord]:
         rows = self._select("WHERE eval_id = ? AND error IS NULL", (eval_id,), tail="ORDER BY finished_at")

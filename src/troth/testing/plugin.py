@@ -43,6 +43,7 @@ class ScoreLog:
                 item_id=self.current_test,
                 judge_model=next((u.model for u in result.usage.values()), None),
                 result=result.to_dict() | {"threshold": threshold, "passed": passed},
+                source="pytest",
             )
         )
 

@@ -1,0 +1,284 @@
+"""Scoring live traffic off the request path: a watched function's calls are sampled, queued
+without blocking, and scored by a background worker; every score (or failure) is stored with
+``source="live"``, its trace id, latency and cost.
+
+The watched function never waits for a judge and never sees a scorer's exception: recording is a
+non-blocking enqueue, a full queue drops the call and counts it, and everything the worker does
+is caught and stored or counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import functools
+import inspect
+import logging
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, TypeVar
+
+from troth.evals.records import to_record
+from troth.evals.runner import item_error, normalise_output, scorer_entries
+from troth.live.budget import Budget
+from troth.live.sampling import Sampling, as_sampling
+from troth.prices import total_cost
+from troth.scorers.base import Scorer
+from troth.store import Store, open_store
+from troth.store.base import now
+
+log = logging.getLogger(__name__)
+F = TypeVar("F", bound=Callable[..., Any])
+Pick = str | Callable[[Mapping[str, Any], Any], Any] | None  # an argument's name, or f(arguments, result)
+
+
+@dataclass
+class MonitorStats:
+    """Counts since the monitor started; ``spend_usd`` is None once any cost was unknown."""
+
+    seen: int = 0
+    sampled: int = 0
+    scored: int = 0
+    failed: int = 0
+    dropped: int = 0
+    skipped_budget: int = 0
+    queue_depth: int = 0
+    spend_usd: float | None = 0.0
+
+
+@dataclass
+class _Job:
+    record: dict[str, Any]
+    scorers: list[Scorer]
+    queued_at: float = field(default_factory=time.monotonic)
+
+
+class Monitor:
+    """Attach scorers to live calls: ``@monitor.watch`` on a function, or ``monitor.record(...)``.
+
+    ``sampling``: a rate (0-1), rates by scorer id, or a :class:`Sampling`; ``store``: as for
+    ``run_evals`` (True: ``$TROTH_STORE`` or ``./.troth/troth.db``); ``budget``: a
+    :class:`Budget` capping live spend; ``queue_size``: calls waiting at most (more are dropped);
+    ``concurrency``: calls scored at once; ``exit_timeout``: seconds the interpreter's exit waits
+    for the queue to drain (what is left is logged with its count).
+    """
+
+    def __init__(
+        self,
+        scorers: Any,
+        *,
+        sampling: Sampling | float | Mapping[str, float] = 1.0,
+        store: Any = True,
+        budget: Budget | None = None,
+        queue_size: int = 1000,
+        concurrency: int = 4,
+        exit_timeout: float = 5.0,
+    ) -> None:
+        self.scorers = [e.scorer for e in scorer_entries(scorers)]
+        self.sampling = as_sampling(sampling)
+        self.budget = budget
+        if isinstance(queue_size, bool) or not isinstance(queue_size, int) or queue_size < 1:
+            raise ValueError(f"queue_size must be a positive integer, not {queue_size!r}")
+        if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+            raise ValueError(f"concurrency must be a positive integer, not {concurrency!r}")
+        self.concurrency, self.exit_timeout = concurrency, exit_timeout
+        self.store: Store | None = open_store(store)
+        self._queue: queue.Queue[_Job] = queue.Queue(maxsize=queue_size)
+        self._stats = MonitorStats()
+        self._pending = 0  # queued or being scored
+        self._done = threading.Condition()
+        self._worker: threading.Thread | None = None
+        self._closing = False
+        atexit.register(self._at_exit)
+
+    # -- the request path ---------------------------------------------------------------------
+    def record(
+        self,
+        *,
+        input: Any = None,
+        output: Any,
+        context: list[str] | str | None = None,
+        trace_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
+        flagged: bool = False,
+    ) -> bool:
+        """Queue one call for scoring if it is sampled; True when queued. Never raises for data."""
+        record = {"input": input, "output": output, "context": context, "metadata": dict(metadata or {}),
+                  "trace_id": trace_id or uuid.uuid4().hex, "flagged": flagged}  # fmt: skip
+        with self._done:
+            self._stats.seen += 1
+        chosen = self.sampling.chosen([s.id for s in self.scorers], record) if not flagged else None
+        scorers = list(self.scorers) if flagged else [s for s in self.scorers if s.id in (chosen or [])]
+        if not scorers:
+            return False
+        if self.budget is not None and not self.budget.allows():
+            with self._done:
+                self._stats.skipped_budget += 1
+            return False
+        return self._enqueue(_Job(record, scorers))
+
+    def _enqueue(self, job: _Job) -> bool:
+        with self._done:
+            if self._closing:
+                self._stats.dropped += 1
+                return False
+            try:
+                self._queue.put_nowait(job)
+            except queue.Full:
+                self._stats.dropped += 1
+                return False
+            self._stats.sampled += 1
+            self._pending += 1
+            if self._worker is None:
+                self._worker = threading.Thread(target=self._serve_forever, name="troth-monitor", daemon=True)
+                self._worker.start()
+        return True
+
+    def watch(self, fn: F | None = None, *, input: Pick = None, context: Pick = None, trace_id: Pick = None) -> Any:
+        """Decorate a sync or async function: each call's arguments and return value are
+        recorded after it returns (``input``: the first argument unless named or picked)."""
+
+        def decorate(func: F) -> F:
+            signature = inspect.signature(func)
+
+            def capture(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
+                try:
+                    bound = signature.bind_partial(*args, **kwargs).arguments
+                    first = next(iter(bound.values()), None)
+                    self.record(input=_pick(input, bound, result, first), output=_output(result),
+                                context=_pick(context, bound, result, None),
+                                trace_id=_pick(trace_id, bound, result, None))  # fmt: skip
+                except Exception:  # the watched function's answer is never affected
+                    log.exception("troth monitor could not record a call")
+
+            if inspect.iscoroutinefunction(func):
+
+                @functools.wraps(func)
+                async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
+                    result = await func(*args, **kwargs)
+                    capture(args, kwargs, result)
+                    return result
+
+                return async_wrapper  # type: ignore[return-value]
+
+            @functools.wraps(func)
+            def wrapper(*args: Any, **kwargs: Any) -> Any:
+                result = func(*args, **kwargs)
+                capture(args, kwargs, result)
+                return result
+
+            return wrapper  # type: ignore[return-value]
+
+        return decorate(fn) if fn is not None else decorate
+
+    # -- control ------------------------------------------------------------------------------
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every queued call is scored and stored (True), or ``timeout`` passes."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._done:
+            while self._pending:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._done.wait(left)
+        return True
+
+    def stats(self) -> MonitorStats:
+        """A snapshot of the counts."""
+        with self._done:
+            return MonitorStats(**{**asdict(self._stats), "queue_depth": self._queue.qsize()})
+
+    def close(self, timeout: float | None = 5.0) -> bool:
+        """Flush (bounded), stop the worker and close the store; True when nothing was left."""
+        drained = self.flush(timeout)
+        with self._done:
+            self._closing = True
+        if self._worker is not None:
+            self._worker.join(timeout=1.0)
+        atexit.unregister(self._at_exit)
+        return drained
+
+    def _at_exit(self) -> None:
+        if not self.flush(self.exit_timeout):
+            log.warning("troth monitor: %d sampled call(s) not scored at exit (flush timed out after %gs)",
+                        self._pending, self.exit_timeout)  # fmt: skip
+
+    # -- the worker ---------------------------------------------------------------------------
+    def _serve_forever(self) -> None:
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        gate = asyncio.Semaphore(self.concurrency)
+        tasks: set[asyncio.Task[None]] = set()
+        while not (self._closing and self._queue.empty() and not tasks):
+            try:
+                job = self._queue.get_nowait()
+            except queue.Empty:
+                await asyncio.sleep(0.005)
+                continue
+            await gate.acquire()
+            task = asyncio.create_task(self._score(job))
+            tasks.add(task)
+            task.add_done_callback(functools.partial(_finished, tasks, gate))
+        for judge in {id(j): j for s in self.scorers for j in s.judges()}.values():
+            await judge.aclose()
+
+    async def _score(self, job: _Job) -> None:
+        try:
+            await asyncio.gather(*(self._one(scorer, job) for scorer in job.scorers))
+        finally:
+            with self._done:
+                self._pending -= 1
+                self._done.notify_all()
+
+    async def _one(self, scorer: Scorer, job: _Job) -> None:
+        rec, started, clock = job.record, now(), time.perf_counter()
+        result, error = None, None
+        try:
+            result = await scorer.arun(rec["input"], rec["output"], context=rec["context"], metadata=rec["metadata"])
+        except Exception as exc:  # stored as a failure, never raised into the app
+            error = item_error(exc)
+        cost = total_cost(result.usage.values()) if result is not None else None
+        calls = sum(u.calls for u in result.usage.values()) if result is not None else 0
+        if self.budget is not None:
+            self.budget.charge(cost, calls)
+        self._count(result is not None, cost)
+        if self.store is None:
+            return
+        item = {"id": rec["trace_id"], **rec}
+        try:
+            self.store.save_run(to_record(None, item, scorer, result, error, started, source="live",
+                                          latency_s=time.perf_counter() - clock, trace_id=rec["trace_id"]))  # fmt: skip
+        except Exception:
+            log.exception("troth monitor could not store a score")
+
+    def _count(self, scored: bool, cost: float | None) -> None:
+        with self._done:
+            self._stats.scored += scored
+            self._stats.failed += not scored
+            if scored and self._stats.spend_usd is not None:
+                self._stats.spend_usd = None if cost is None else self._stats.spend_usd + cost
+
+
+def _finished(tasks: set[asyncio.Task[None]], gate: asyncio.Semaphore, task: asyncio.Task[None]) -> None:
+    tasks.discard(task)
+    gate.release()
+
+
+def _pick(how: Pick, arguments: Mapping[str, Any], result: Any, default: Any) -> Any:
+    if how is None:
+        return default
+    if isinstance(how, str):
+        return arguments.get(how)
+    return how(arguments, result)
+
+
+def _output(result: Any) -> Any:
+    try:
+        return normalise_output(result)
+    except TypeError:
+        return result  # the scorer reports it as a failure, stored with the step

@@ -1,0 +1,149 @@
+"""The live monitor against the loopback judge over real HTTP: decorators, sampling, the queue,
+faults kept away from the app, flush, cost and budget."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import SECRET_KEY
+from troth import Budget, Judge, Monitor, Sampling, create_faithfulness_scorer, prices, set_prices
+from troth.store import SQLiteStore
+from troth.testing import FakeOpenAIServer, Reply, ScriptedJudge
+
+CONTEXT = ["The bridge opened in 1932. It is 80 m high."]
+SCRIPT = ScriptedJudge(verdicts={"1932": ("yes", "opened in 1932"), "1950": ("no", "opened in 1932")})
+
+
+@pytest.fixture
+def live_server() -> Any:
+    with FakeOpenAIServer(SCRIPT) as srv:
+        yield srv
+
+
+def judge_for(server: FakeOpenAIServer, **kw: Any) -> Judge:
+    return Judge("live-judge", base_url=server.base_url, api_key=SECRET_KEY, timeout=2, max_retries=0, **kw)
+
+
+def monitor_for(server: FakeOpenAIServer, db: Path, **kw: Any) -> Monitor:
+    scorer = create_faithfulness_scorer(judge_for(server), context=CONTEXT, reason="template")
+    return Monitor([scorer], store=db, **kw)
+
+
+def stored(db: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db) as conn:
+        query = "SELECT source, trace_id, score, error, error_step, latency_s, cost_usd, input FROM runs ORDER BY input"
+        return list(conn.execute(query))
+
+
+def test_decorated_sync_and_async_functions_are_scored_and_stored(
+    live_server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    db = tmp_path / "live.db"
+    monitor = monitor_for(live_server, db)
+
+    @monitor.watch
+    def answer(question: str) -> str:
+        return "The bridge opened in 1932."
+
+    @monitor.watch(trace_id="request_id")
+    async def answer_async(question: str, request_id: str) -> str:
+        return "The bridge opened in 1950."
+
+    assert answer("When did it open?") == "The bridge opened in 1932."
+    assert asyncio.run(answer_async("And the other?", request_id="req-7")) == "The bridge opened in 1950."
+    assert monitor.flush(timeout=10) and monitor.close()
+    rows = stored(db)
+    assert [(r[0], r[2], r[7]) for r in rows] == [
+        ("live", 0.0, '"And the other?"'),
+        ("live", 1.0, '"When did it open?"'),
+    ]
+    assert rows[0][1] == "req-7" and all(r[5] > 0 for r in rows)
+    stats = monitor.stats()
+    assert (stats.seen, stats.sampled, stats.scored, stats.failed, stats.dropped) == (2, 2, 2, 0, 0)
+
+
+def test_sampling_rate_within_bounds_and_deterministic_by_trace(tmp_path: Path) -> None:
+    sampling = Sampling(rate=0.1, by_trace=False, seed=7)
+    chosen = sum(bool(sampling.chosen(["f"], {"trace_id": None})) for _ in range(1000))
+    assert 70 <= chosen <= 130  # binomial(1000, 0.1): mean 100, sd 9.5; the seed fixes the outcome
+    by_trace = Sampling(rate=0.5, per_scorer={"h": 0.2})
+    for trace in (f"trace-{i}" for i in range(200)):
+        first = by_trace.chosen(["f", "h"], {"trace_id": trace})
+        assert first == by_trace.chosen(["f", "h"], {"trace_id": trace})  # the same trace decides alike
+        assert "h" not in first or "f" in first  # a trace sampled at 0.2 is sampled at 0.5 too
+    flagged = Sampling(rate=0.0, always=lambda record: record["metadata"].get("vip", False))
+    assert flagged.chosen(["f"], {"trace_id": "t", "metadata": {"vip": True}}) == ["f"]
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        Sampling(rate=1.5)
+
+
+def test_full_queue_drops_and_counts(live_server: FakeOpenAIServer, tmp_path: Path) -> None:
+    live_server.delay = 0.3
+    monitor = monitor_for(live_server, tmp_path / "live.db", queue_size=2, concurrency=1)
+    started = time.perf_counter()
+    queued = [monitor.record(input=f"q{i}", output="The bridge opened in 1932.") for i in range(8)]
+    assert time.perf_counter() - started < 0.5  # recording never waits for the judge
+    stats = monitor.stats()
+    assert stats.dropped == queued.count(False) >= 5 and stats.sampled == queued.count(True)
+    assert monitor.close(timeout=20)
+    assert monitor.stats().scored == stats.sampled and len(stored(tmp_path / "live.db")) == stats.sampled
+
+
+def test_judge_down_leaves_the_app_alone_and_stores_failures(tmp_path: Path) -> None:
+    with FakeOpenAIServer(lambda request: Reply(status=503)) as down:
+        monitor = monitor_for(down, tmp_path / "live.db")
+
+        @monitor.watch
+        def answer(question: str) -> str:
+            return "The bridge opened in 1932."
+
+        assert [answer(f"q{i}") for i in range(3)] == ["The bridge opened in 1932."] * 3
+        assert monitor.flush(timeout=20)
+    rows = stored(tmp_path / "live.db")
+    assert len(rows) == 3 and all(r[3].startswith("JudgeConnectionError") and r[4] == "preprocess" for r in rows)
+    assert monitor.stats().failed == 3 and SECRET_KEY not in str(rows)
+
+
+def test_output_that_is_not_text_is_a_stored_failure(live_server: FakeOpenAIServer, tmp_path: Path) -> None:
+    monitor = monitor_for(live_server, tmp_path / "live.db")
+
+    @monitor.watch
+    def answer(question: str) -> object:
+        return {"unexpected": 1}
+
+    assert answer("q") == {"unexpected": 1}
+    assert monitor.flush(timeout=10)
+    (row,) = stored(tmp_path / "live.db")
+    assert row[3].startswith("TypeError: output must be a string") and row[2] is None
+
+
+def test_cost_from_usage_and_prices_and_budget_stops_scoring(
+    live_server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(prices, "_overrides", {})  # set_prices is process-wide: undone after the test
+    set_prices({"live-judge": (1000.0, 2000.0)})  # dollars per million tokens: large, to cross the cap fast
+    db = tmp_path / "live.db"
+    monitor = monitor_for(live_server, db, budget=Budget(usd_per_hour=0.5))
+    monitor.record(input="q0", output="The bridge opened in 1932.")
+    assert monitor.flush(timeout=10)
+    (row,) = stored(db)
+    usage = SQLiteStore(db).list_runs(source="live")[0].usage
+    tokens = sum(u["prompt_tokens"] * 1000 + u["completion_tokens"] * 2000 for u in usage.values()) / 1e6
+    assert row[6] == pytest.approx(tokens) and row[6] > 0.5 and monitor.stats().spend_usd == pytest.approx(tokens)
+    assert [monitor.record(input=f"q{i}", output="The bridge opened in 1932.") for i in range(1, 4)] == [False] * 3
+    assert monitor.stats().skipped_budget == 3 and monitor.close()
+
+
+def test_unknown_price_is_unknown_not_zero(live_server: FakeOpenAIServer, tmp_path: Path) -> None:
+    judge = Judge("unpriced-model", base_url=live_server.base_url, api_key="x")
+    scorer = create_faithfulness_scorer(judge, context=CONTEXT, reason="template")
+    monitor = Monitor([scorer], store=tmp_path / "live.db")
+    monitor.record(input="q", output="The bridge opened in 1932.")
+    assert monitor.flush(timeout=10)
+    assert stored(tmp_path / "live.db")[0][6] is None and monitor.stats().spend_usd is None
