@@ -147,3 +147,29 @@ def test_unknown_price_is_unknown_not_zero(live_server: FakeOpenAIServer, tmp_pa
     monitor.record(input="q", output="The bridge opened in 1932.")
     assert monitor.flush(timeout=10)
     assert stored(tmp_path / "live.db")[0][6] is None and monitor.stats().spend_usd is None
+
+
+def test_cli_live_summary_and_runs_filter(live_server: FakeOpenAIServer, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    db = tmp_path / "live.db"
+    monitor = monitor_for(live_server, db)
+    for i, year in enumerate((1932, 1932, 1950, 1932)):
+        monitor.record(input=f"q{i}", output=f"The bridge opened in {year}.", trace_id=f"t{i}")
+    assert monitor.close(timeout=20)
+    env = {**os.environ, "COLUMNS": "200"}
+
+    def troth(*args: str) -> str:
+        proc = subprocess.run([sys.executable, "-m", "troth", *args, "--store", str(db)], capture_output=True,
+                              text=True, timeout=60, env=env)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    out = troth("live", "--since", "1h", "--threshold", "0.5")
+    row = next(line for line in out.splitlines() if "faithfulness" in line and "│" in line)
+    assert [c.strip() for c in row.split("│")[1:-1]] == ["faithfulness", "4", "0", "0.750", "0.000", "25%", "unknown"]
+    assert "faithfulness 0  trace t2" in out  # the worst item, with its reason
+    assert "t2" in troth("runs", "list", "--source", "live") and "t2" not in troth("runs", "list", "--source", "eval")
+    assert "no live runs since 2099-01-01" in troth("live", "--since", "2099-01-01")

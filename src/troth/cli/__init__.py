@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from troth.cli import eval as _eval
+from troth.cli import live as _live
 from troth.cli import models as _models
 from troth.cli import runs as _runs
 from troth.cli import score as _score
@@ -11,6 +12,7 @@ from troth.cli.app import app
 _score.register(app)
 _eval.register(app)
 _runs.register(app)
+_live.register(app)
 _models.register(app)
 
 

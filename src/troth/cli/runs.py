@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated
 
@@ -25,7 +26,26 @@ StoreOption = Annotated[
 ]
 
 
-def _open(store: Path | None) -> SQLiteStore:
+SinceOption = Annotated[
+    str | None, typer.Option(help="Only runs finished since: a duration (30m, 2h, 7d) or an ISO time.")
+]
+
+
+def since_time(value: str | None) -> str | None:
+    """An ISO time from ``30m``/``2h``/``7d`` (before now) or an ISO time as given."""
+    if value is None:
+        return None
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    number, unit = value[:-1], value[-1:]
+    if unit in units and number.replace(".", "", 1).isdigit():
+        return (datetime.now(UTC) - timedelta(seconds=float(number) * units[unit])).isoformat(timespec="milliseconds")
+    try:
+        return datetime.fromisoformat(value).isoformat(timespec="milliseconds")
+    except ValueError:
+        raise ValueError(f"--since must be a duration such as 30m, 2h or 7d, or an ISO time, not {value!r}") from None
+
+
+def open_existing(store: Path | None) -> SQLiteStore:
     path = store or Path(os.environ.get(ENV_STORE) or DEFAULT_PATH)
     if not path.is_file():
         raise ValueError(f"no store at {path}: run an evaluation first, or pass --store")
@@ -36,18 +56,20 @@ def _open(store: Path | None) -> SQLiteStore:
 def runs_list(
     store: StoreOption = None,
     eval_id: Annotated[str | None, typer.Option(help="Only runs of this evaluation.")] = None,
+    source: Annotated[str | None, typer.Option(help="Only runs from: eval, live or pytest.")] = None,
+    since: SinceOption = None,
     limit: Annotated[int, typer.Option(help="How many (newest first).")] = 20,
 ) -> None:
     """List the newest saved runs."""
     with one_line_errors():
-        records = _open(store).list_runs(eval_id=eval_id, limit=limit)
+        records = open_existing(store).list_runs(eval_id=eval_id, limit=limit, source=source, since=since_time(since))
     table = Table()
-    for col in ("run id", "eval", "item", "scorer", "score", "error", "finished"):
+    for col in ("run id", "source", "eval", "item / trace", "scorer", "score", "error", "finished"):
         table.add_column(col)
     for r in records:
         score = "-" if r.score is None else f"{r.score:g}"
         error = f"[red]{safe(r.error_step)}: {safe(r.error[:60])}[/red]" if r.error else ""
-        cells = (r.run_id, r.eval_id or "", r.item_id or "", r.scorer_id)
+        cells = (r.run_id, r.source, r.eval_id or "", r.item_id or "", r.scorer_id)
         table.add_row(*(safe(c) for c in cells), score, error, r.finished_at or "")
     Console().print(table)
 
@@ -60,7 +82,7 @@ def runs_show(
 ) -> None:
     """Show one saved run: score, reason, claims and verdicts."""
     with one_line_errors():
-        record = _open(store).get_run(run_id)
+        record = open_existing(store).get_run(run_id)
         if record is None:
             raise ValueError(f"no run {run_id!r} in the store")
     if as_json:
