@@ -28,7 +28,7 @@ test: $(VENV)/.test
 	$(BIN)/python -m pytest
 
 lint: $(VENV)/.test
-	$(BIN)/ruff check src tests bench train
+	$(BIN)/ruff check src tests bench train examples
 	$(BIN)/mypy
 
 # Peers (RAGAS, DeepEval) in their own venvs under bench/peers/, from lock files.
