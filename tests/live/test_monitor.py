@@ -173,3 +173,41 @@ def test_cli_live_summary_and_runs_filter(live_server: FakeOpenAIServer, tmp_pat
     assert "faithfulness 0  trace t2" in out  # the worst item, with its reason
     assert "t2" in troth("runs", "list", "--source", "live") and "t2" not in troth("runs", "list", "--source", "eval")
     assert "no live runs since 2099-01-01" in troth("live", "--since", "2099-01-01")
+
+
+def test_budget_windows_slide() -> None:
+    budget = Budget(usd_per_hour=1.0, calls_per_minute=3)
+    budget.charge(0.6, 2, now=0.0)
+    assert budget.allows(now=1.0)
+    budget.charge(None, 1, now=2.0)  # unknown cost: counts as calls only
+    assert not budget.allows(now=3.0)  # 3 calls in the last minute
+    assert budget.allows(now=62.5)  # the calls left the window
+    budget.charge(0.5, 0, now=63.0)
+    assert not budget.allows(now=64.0) and budget.allows(now=3601.0)  # $1.1 in the hour, then it slid out
+    with pytest.raises(ValueError, match="usd_per_hour"):
+        Budget(usd_per_hour=-1)
+
+
+def test_exit_with_a_full_queue_flushes_bounded_and_logs_what_is_left(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import textwrap
+
+    with FakeOpenAIServer(SCRIPT) as slow:
+        slow.delay = 1.0
+        script = textwrap.dedent(f"""
+            import logging
+            from troth import Judge, Monitor, create_faithfulness_scorer
+            logging.basicConfig(level=logging.WARNING)
+            judge = Judge("j", base_url="{slow.base_url}", api_key="x", timeout=30)
+            scorer = create_faithfulness_scorer(judge, context=["x"], reason="template")
+            monitor = Monitor([scorer], store={str(tmp_path / "exit.db")!r}, exit_timeout=0.5, concurrency=1)
+            for i in range(5):
+                monitor.record(input=str(i), output="The bridge opened in 1932.")
+            print("app done")
+        """)
+        started = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "app done"
+    assert time.perf_counter() - started < 20  # the exit waited about exit_timeout, not for every judge call
+    assert "sampled call(s) not scored at exit" in proc.stderr and "Traceback" not in proc.stderr

@@ -215,12 +215,13 @@ class Monitor:
         gate = asyncio.Semaphore(self.concurrency)
         tasks: set[asyncio.Task[None]] = set()
         while not (self._closing and self._queue.empty() and not tasks):
+            await gate.acquire()  # a free slot first: a call waits in the queue, where it is counted
             try:
                 job = self._queue.get_nowait()
             except queue.Empty:
+                gate.release()
                 await asyncio.sleep(0.005)
                 continue
-            await gate.acquire()
             task = asyncio.create_task(self._score(job))
             tasks.add(task)
             task.add_done_callback(functools.partial(_finished, tasks, gate))
