@@ -3,11 +3,8 @@ loopback server, requests over HTTP, then what the monitor stored."""
 
 from __future__ import annotations
 
-import socket
 import sqlite3
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,10 +17,12 @@ from troth import Judge
 from troth.testing import FakeOpenAIServer, Reply, ScriptedJudge
 from troth.testing.server import Request
 
-uvicorn = pytest.importorskip("uvicorn")
+pytest.importorskip("uvicorn")
 pytest.importorskip("starlette")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from examples.live_app import create_app  # noqa: E402
+from examples.live_app import create_app
+
+from bench.live_latency import serve
 
 ANSWERS = {"bridge": "The Harbour Bridge opened in 1932.", "museum": "The museum opens at 09:00."}
 
@@ -42,18 +41,8 @@ def running_app(tmp_path: Path) -> Iterator[tuple[str, Any, Path]]:
     with FakeOpenAIServer(responder) as model_server:
         judge = Judge("judge", base_url=model_server.base_url, api_key=SECRET_KEY, timeout=5)
         app = create_app(agent_base_url=model_server.base_url, agent_model="agent-model", judge=judge, store=db)
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 20
-        while not server.started and time.monotonic() < deadline:
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}", app, db
-        server.should_exit = True
-        thread.join(timeout=20)
+        with serve(app) as url:  # uvicorn on a free loopback port, stopped (and the monitor closed) after
+            yield url, app, db
 
 
 def test_agent_answers_and_the_monitor_stores_scores(running_app: tuple[str, Any, Path]) -> None:
