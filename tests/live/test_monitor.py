@@ -173,6 +173,11 @@ def test_cli_live_summary_and_runs_filter(live_server: FakeOpenAIServer, tmp_pat
     assert "faithfulness 0  trace t2" in out  # the worst item, with its reason
     assert "t2" in troth("runs", "list", "--source", "live") and "t2" not in troth("runs", "list", "--source", "eval")
     assert "no live runs since 2099-01-01" in troth("live", "--since", "2099-01-01")
+    troth("live", "--report", str(tmp_path / "live.html"))
+    page = (tmp_path / "live.html").read_text(encoding="utf-8")
+    assert page.count("<circle") == 4 and "<polyline" in page and 'aria-label="score over time"' in page
+    assert page.index("trace t2") < page.index("trace t0")  # worst answers first
+    assert "The bridge opened in 1950." in page and SECRET_KEY not in page
 
 
 def test_budget_windows_slide() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -20,11 +21,18 @@ def live(
     threshold: Annotated[float, typer.Option(help="Count the scores below this.")] = 0.5,
     worst: Annotated[int, typer.Option(help="How many of the lowest scores to show per scorer.")] = 5,
     limit: Annotated[int, typer.Option(help="Read at most this many runs (newest first).")] = 100_000,
+    report: Annotated[
+        Path | None, typer.Option(help="Also write an HTML page: score over time, worst answers.")
+    ] = None,
 ) -> None:
     """Summarise live scores: count, failures, mean, p10, share under --threshold, spend, worst items."""
     with one_line_errors():
         records = open_existing(store).list_runs(source="live", since=since_time(since), limit=limit)
     console = Console()
+    if report is not None:
+        from troth.report.live import write_live_html
+
+        console.print(f"report: {safe(write_live_html(records, report, threshold=threshold, worst=worst))}")
     if not records:
         console.print(f"no live runs since {safe(since)}")
         return

@@ -64,9 +64,12 @@ document.addEventListener('DOMContentLoaded',()=>{
 """
 
 
-def _e(value: Any) -> str:
+def escape_html(value: Any) -> str:
     """Text for the page: known secrets redacted, then HTML-escaped (every value passes here)."""
     return html.escape(redact(str(value)), quote=True)
+
+
+_e = escape_html
 
 
 def _words(text: str) -> set[str]:
