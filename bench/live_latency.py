@@ -5,8 +5,9 @@
 
 The example app (examples/live_app.py) runs on uvicorn on loopback three ways — without a
 monitor, sampling 1.0, sampling 0.1 — against a loopback model server (the agent's model answers
-in ``--model-latency`` s, the judge in ``--judge-latency`` s). Open-loop load at ``--rate``
-requests/s; the configurations alternate in rounds, side by side in one run. Reported: p50 and
+in ``--model-latency`` s, the judge in ``--judge-latency`` s). The model server, the app and the
+load generator are three processes, so that only the monitor shares the app's interpreter.
+Open-loop load at ``--rate`` requests/s; the configurations alternate in rounds, side by side. Reported: p50 and
 p99 latency of the endpoint per configuration and what the monitor adds to each; then a soak at
 sampling 0.1: calls dropped, sampled calls not stored after the flush (lost), and RSS over time.
 """
@@ -21,6 +22,7 @@ import resource
 import socket
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -97,30 +99,65 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-def rss_mb() -> float:
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * resource.getpagesize() / 2**20
+def child(argv: list[str]) -> int:
+    """``models PORT_FILE`` or ``app MODELS_URL SAMPLING DB``: a server process; prints its URL."""
+    args = parse(argv)
+    if args.role == "models":
+        with FakeOpenAIServer(responder(args.model_latency, args.judge_latency), record=False) as models:
+            print(models.base_url, flush=True)
+            sys.stdin.read()  # until the parent closes our stdin
+        return 0
+    sampling = None if args.sampling == "none" else float(args.sampling)
+    with serve(make_app(args.models, sampling, Path(args.db))) as url:
+        print(url, flush=True)
+        sys.stdin.read()
+    return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+@contextmanager
+def process(*role: str, args: argparse.Namespace) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """A server process of this script; yields its URL and the process (stopped on exit)."""
+    argv = [sys.executable, "-m", "bench.live_latency", "--child", *role,
+            "--model-latency", str(args.model_latency), "--judge-latency", str(args.judge_latency)]  # fmt: skip
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        yield proc.stdout.readline().strip(), proc
+    finally:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        proc.wait(timeout=60)
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rate", type=float, default=50.0)
     parser.add_argument("--round-s", type=float, default=10.0)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--soak-s", type=float, default=60.0)
     parser.add_argument("--model-latency", type=float, default=0.02)
     parser.add_argument("--judge-latency", type=float, default=0.3)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child:
+        args.role, rest = args.child[0], args.child[1:]
+        if args.role == "app":
+            args.models, args.sampling, args.db = rest
     if args.quick:
         args.round_s, args.rounds, args.soak_s = 2.0, 1, 10.0
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    if args.child:
+        return child(argv or sys.argv[1:])
+    settings = {k: v for k, v in vars(args).items() if k not in ("out", "child")}
     report: dict[str, Any] = {"date": dt.datetime.now().isoformat(timespec="seconds"), "machine": platform.platform(),
-                              "settings": {k: v for k, v in vars(args).items() if k != "out"}}  # fmt: skip
-    with (
-        tempfile.TemporaryDirectory() as tmp,
-        FakeOpenAIServer(responder(args.model_latency, args.judge_latency), record=False) as models,
-    ):
+                              "settings": settings}  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp, process("models", args=args) as (models, _):
         report["latency"] = side_by_side(args, models, Path(tmp))
         report["soak"] = soak(args, models, Path(tmp) / "soak.db")
     stem = args.out or RESULTS / f"live-latency-{dt.date.today().isoformat()}"
@@ -129,59 +166,74 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def make_app(models: FakeOpenAIServer, sampling: float | None, db: Path) -> Any:
-    judge = Judge("judge", base_url=models.base_url, api_key="x", timeout=10) if sampling is not None else None
-    return create_app(agent_base_url=models.base_url, agent_model="agent-model", judge=judge, sampling=sampling or 1.0,
+def make_app(models: str, sampling: float | None, db: Path) -> Any:
+    judge = Judge("judge", base_url=models, api_key="x", timeout=10) if sampling is not None else None
+    return create_app(agent_base_url=models, agent_model="agent-model", judge=judge, sampling=sampling or 1.0,
                       store=db)  # fmt: skip
 
 
-def side_by_side(args: argparse.Namespace, models: FakeOpenAIServer, tmp: Path) -> dict[str, Any]:
-    configs = {"no monitor": None, "sampling 1.0": 1.0, "sampling 0.1": 0.1}
+def side_by_side(args: argparse.Namespace, models: str, tmp: Path) -> dict[str, Any]:
+    configs = {"no monitor": "none", "sampling 1.0": "1.0", "sampling 0.1": "0.1"}
     latencies: dict[str, list[float]] = {name: [] for name in configs}
+    p99s: dict[str, list[float]] = {name: [] for name in configs}
     for r in range(args.rounds):
         for name, sampling in configs.items():
-            app = make_app(models, sampling, tmp / f"{r}-{name}.db")
-            with serve(app) as url:
+            with process("app", models, sampling, str(tmp / f"{r}-{sampling}.db"), args=args) as (url, _):
                 asyncio.run(load(url, args.rate, 1.0))  # warm-up (connections, imports, first judge calls): dropped
-                latencies[name] += asyncio.run(load(url, args.rate, args.round_s))
-            print(f"round {r} {name}: {len(latencies[name])} requests", file=sys.stderr, flush=True)
+                got = asyncio.run(load(url, args.rate, args.round_s))
+            latencies[name] += got
+            p99s[name].append(pct(got, 0.99))
+            print(f"round {r} {name}: p99 {pct(got, 0.99):.2f} ms", file=sys.stderr, flush=True)
     base = latencies["no monitor"]
     out = {}
     for name, values in latencies.items():
         out[name] = {"requests": len(values), "p50_ms": pct(values, 0.5), "p99_ms": pct(values, 0.99),
                      "added_p50_ms": pct(values, 0.5) - pct(base, 0.5),
                      "added_p99_ms": pct(values, 0.99) - pct(base, 0.99),
+                     "median_round_p99_ms": statistics.median(p99s[name]),
+                     "added_median_round_p99_ms": statistics.median(p99s[name]) - statistics.median(p99s["no monitor"]),
                      "mean_ms": statistics.fmean(values) * 1000}  # fmt: skip
     return out
 
 
-def soak(args: argparse.Namespace, models: FakeOpenAIServer, db: Path) -> dict[str, Any]:
-    app = make_app(models, 0.1, db)
+def soak(args: argparse.Namespace, models: str, db: Path) -> dict[str, Any]:
     samples: list[tuple[float, float]] = []
-    stop = threading.Event()
+    with process("app", models, "0.1", str(db), args=args) as (url, proc):
+        stop = threading.Event()
 
-    def sample() -> None:
-        started = time.monotonic()
-        while not stop.wait(2.0):
-            samples.append((round(time.monotonic() - started, 1), round(rss_mb(), 1)))
+        def sample() -> None:
+            started = time.monotonic()
+            while not stop.wait(2.0):
+                samples.append((round(time.monotonic() - started, 1), round(rss_of(proc.pid), 1)))
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    with serve(app) as base:
-        sampler.start()
-        latencies = asyncio.run(load(base, args.rate, args.soak_s))
-        flushed = app.state.monitor.flush(timeout=60)
+        threading.Thread(target=sample, daemon=True).start()
+        latencies = asyncio.run(load(url, args.rate, args.soak_s))
+        stats = drained_stats(url)
         stop.set()
-        stats = app.state.monitor.stats()
     with sqlite3.connect(db) as conn:
         stored = conn.execute("SELECT count(*) FROM runs WHERE source = 'live'").fetchone()[0]
-    return {"requests": len(latencies), "seen": stats.seen, "sampled": stats.sampled, "dropped": stats.dropped,
-            "scored": stats.scored, "failed": stats.failed, "stored": stored, "lost": stats.sampled - stored,
-            "flushed": flushed, "p99_ms": pct(latencies, 0.99), "rss_mb": samples}  # fmt: skip
+    return {"requests": len(latencies), **stats, "stored": stored, "lost": stats["sampled"] - stored,
+            "p99_ms": pct(latencies, 0.99), "rss_mb": samples}  # fmt: skip
+
+
+def drained_stats(url: str, timeout: float = 60.0) -> dict[str, Any]:
+    """The app's monitor stats once its queue is empty and every sampled call is done."""
+    deadline = time.monotonic() + timeout
+    while True:
+        stats: dict[str, Any] = httpx.get(f"{url}/stats").json()
+        if stats["scored"] + stats["failed"] >= stats["sampled"] or time.monotonic() > deadline:
+            return stats
+
+
+def rss_of(pid: int) -> float:
+    with open(f"/proc/{pid}/statm") as fh:
+        return int(fh.read().split()[1]) * resource.getpagesize() / 2**20
 
 
 def markdown(report: dict[str, Any]) -> str:
     s = report["settings"]
-    cols = ["requests", "p50_ms", "p99_ms", "added_p50_ms", "added_p99_ms"]
+    cols = ["requests", "p50_ms", "p99_ms", "added_p50_ms", "added_p99_ms", "median_round_p99_ms",
+            "added_median_round_p99_ms"]  # fmt: skip
     rows = ([name, *(fmt(v[c], 2) for c in cols)] for name, v in report["latency"].items())
     soak = report["soak"]
     rss = [m for _, m in soak["rss_mb"]]
@@ -190,7 +242,7 @@ def markdown(report: dict[str, Any]) -> str:
         f"judge {s['judge_latency']:g} s, {s['rounds']} round(s) of {s['round_s']:g} s per configuration.",
         "", *table(["configuration", *cols], rows), "",
         f"Soak at sampling 0.1, {s['soak_s']:g} s: {soak['requests']} requests, {soak['sampled']} sampled, "
-        f"{soak['dropped']} dropped, {soak['stored']} stored, {soak['lost']} lost, flushed {soak['flushed']}; "
+        f"{soak['dropped']} dropped, {soak['stored']} stored, {soak['lost']} lost, {soak['failed']} failed; "
         f"RSS {rss[0] if rss else '-'} -> {rss[-1] if rss else '-'} MB "
         f"(min {min(rss, default=0)}, max {max(rss, default=0)}).",
     ]  # fmt: skip
