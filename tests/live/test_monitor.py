@@ -136,6 +136,7 @@ def test_cost_from_usage_and_prices_and_budget_stops_scoring(
     usage = SQLiteStore(db).list_runs(source="live")[0].usage
     tokens = sum(u["prompt_tokens"] * 1000 + u["completion_tokens"] * 2000 for u in usage.values()) / 1e6
     assert row[6] == pytest.approx(tokens) and row[6] > 0.5 and monitor.stats().spend_usd == pytest.approx(tokens)
+    assert sum(u["cost_usd"] for u in usage.values()) == pytest.approx(tokens)  # per step, summing to the run
     assert [monitor.record(input=f"q{i}", output="The bridge opened in 1932.") for i in range(1, 4)] == [False] * 3
     assert monitor.stats().skipped_budget == 3 and monitor.close()
 

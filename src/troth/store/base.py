@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from troth.prices import total_cost
+from troth.prices import total_cost, usage_cost
 from troth.types import ScoreResult, Verdicts, jsonable
 
 DEFAULT_PATH = Path(".troth") / "troth.db"
@@ -70,7 +70,7 @@ class RunRecord:
                 "analyze": result.analyze_prompt,
                 "generate_reason": result.generate_reason_prompt,
             },
-            "usage": {k: u.to_dict() for k, u in result.usage.items()},
+            "usage": {k: u.to_dict() | {"cost_usd": usage_cost(u)} for k, u in result.usage.items()},
             "finished_at": now(),
             "cost_usd": total_cost(result.usage.values()),
         }
