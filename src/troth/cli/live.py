@@ -12,7 +12,7 @@ from rich.table import Table
 from troth.cli.app import one_line_errors
 from troth.cli.render import money, safe
 from troth.cli.runs import SinceOption, StoreOption, open_existing, since_time
-from troth.store.base import RunRecord
+from troth.live.summary import by_scorer, summarise_window, worst_runs
 
 
 def live(
@@ -36,33 +36,23 @@ def live(
     if not records:
         console.print(f"no live runs since {safe(since)}")
         return
-    by_scorer: dict[str, list[RunRecord]] = {}
-    for r in records:
-        by_scorer.setdefault(r.scorer_id, []).append(r)
+    groups = by_scorer(records)
     table = Table(title=f"live scores since {safe(since)}")
     for col in ("scorer", "runs", "failed", "mean", "p10", f"< {threshold:g}", "spend"):
         table.add_column(col)
-    for scorer_id, runs in sorted(by_scorer.items()):
-        table.add_row(*summary_row(scorer_id, runs, threshold))
+    for scorer_id, runs in groups.items():
+        w = summarise_window(runs, threshold)
+        table.add_row(safe(scorer_id), str(w.runs), str(w.failed), _num(w.mean), _num(w.p10),
+                      "-" if w.under is None else f"{w.under:.0%}", money(w.spend_usd))  # fmt: skip
     console.print(table)
-    for scorer_id, runs in sorted(by_scorer.items()):
-        scored = sorted((r for r in runs if r.score is not None), key=lambda r: r.score or 0.0)[:worst]
-        for r in scored:
+    for scorer_id, runs in groups.items():
+        for r in worst_runs(runs, worst):
             reason = (r.reason or "")[:160]
             console.print(f"[bold]{safe(scorer_id)}[/bold] {r.score:g}  trace {safe(r.trace_id)}: {safe(reason)}")
 
 
-def summary_row(scorer_id: str, runs: list[RunRecord], threshold: float) -> list[str]:
-    """Count, failures, mean, 10th percentile, share under ``threshold`` and spend of one scorer."""
-    scores = sorted(r.score for r in runs if r.score is not None)
-    costs = [r.cost_usd for r in runs]
-    spend = None if any(c is None for c in costs) else sum(c for c in costs if c is not None)
-    if not scores:
-        return [safe(scorer_id), str(len(runs)), str(len(runs)), "-", "-", "-", money(spend)]
-    p10 = scores[min(len(scores) - 1, int(0.1 * len(scores)))]
-    under = sum(s < threshold for s in scores) / len(scores)
-    return [safe(scorer_id), str(len(runs)), str(len(runs) - len(scores)), f"{sum(scores) / len(scores):.3f}",
-            f"{p10:.3f}", f"{under:.0%}", money(spend)]  # fmt: skip
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def register(app: typer.Typer) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from pathlib import Path
 
+from troth.live.summary import by_scorer, summarise_window, worst_runs
 from troth.report.html import CSS
 from troth.report.html import escape_html as _e
 from troth.store.base import RunRecord
@@ -52,26 +53,22 @@ def score_chart(runs: list[RunRecord], scale: float = 1.0) -> str:
 
 
 def _summary(runs: list[RunRecord], threshold: float) -> str:
-    scores = sorted(r.score for r in runs if r.score is not None)
-    costs = [r.cost_usd for r in runs]
-    spend = "unknown" if any(c is None for c in costs) else f"${sum(c for c in costs if c is not None):.4f}"
-    mean = f"{sum(scores) / len(scores):.3f}" if scores else "–"
-    p10 = f"{scores[min(len(scores) - 1, int(0.1 * len(scores)))]:.3f}" if scores else "–"
-    under = f"{sum(s < threshold for s in scores) / len(scores):.0%}" if scores else "–"
-    cards = [("runs", str(len(runs))), ("failed", str(len(runs) - len(scores))), ("mean", mean), ("p10", p10),
-             (f"under {threshold:g}", under), ("spend", spend)]  # fmt: skip
+    w = summarise_window(runs, threshold)
+    cards = [("runs", str(w.runs)), ("failed", str(w.failed)),
+             ("mean", "–" if w.mean is None else f"{w.mean:.3f}"), ("p10", "–" if w.p10 is None else f"{w.p10:.3f}"),
+             (f"under {threshold:g}", "–" if w.under is None else f"{w.under:.0%}"),
+             ("spend", "unknown" if w.spend_usd is None else f"${w.spend_usd:.4f}")]  # fmt: skip
     return (
         '<div class="cards">' + "".join(f'<div class="card">{_e(k)}<b>{_e(v)}</b></div>' for k, v in cards) + "</div>"
     )
 
 
 def _worst(runs: list[RunRecord], n: int) -> str:
-    worst = sorted((r for r in runs if r.score is not None), key=lambda r: r.score or 0.0)[:n]
     rows = "".join(
         f'<div class="item"><h3><span class="score low">{r.score:g}</span><span>trace {_e(r.trace_id)}</span>'
         f"<span>{_e(r.finished_at)}</span></h3><div><b>Input:</b> {_e(r.input)}</div>"
         f'<div class="output">{_e(r.output)}</div><div><b>Reason:</b> {_e(r.reason)}</div></div>'
-        for r in worst
+        for r in worst_runs(runs, n)
     )
     return rows or "<p>None.</p>"
 
@@ -80,13 +77,10 @@ def render_live_html(
     records: list[RunRecord], title: str = "troth live scores", threshold: float = 0.5, worst: int = 10
 ) -> str:
     """The page as one HTML string: one section per scorer."""
-    by_scorer: dict[str, list[RunRecord]] = {}
-    for r in records:
-        by_scorer.setdefault(r.scorer_id, []).append(r)
     sections = "".join(
         f'<section id="scorer-{_e(sid)}"><h2>{_e(sid)}</h2>{_summary(runs, threshold)}'
         f"<h3>Score over time</h3>{score_chart(runs)}<h3>Worst answers</h3>{_worst(runs, worst)}</section>"
-        for sid, runs in sorted(by_scorer.items())
+        for sid, runs in by_scorer(records).items()
     )
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
             f"<style>{CSS}</style></head><body><header><h1>{_e(title)}</h1></header>"
