@@ -15,6 +15,7 @@ import logging
 import time
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from troth._sync import run_sync
@@ -174,24 +175,46 @@ class EvalRun:
 
     async def score(self, entry: ScorerEntry, item: dict[str, Any], res: ItemResult) -> None:
         """One scorer on one item; its result or error kept on ``res`` and saved to the store."""
-        scorer, started, clock = entry.scorer, now(), time.perf_counter()
-        error: ItemError | None = None
-        result: ScoreResult | None = None
-        try:
-            result = await scorer.arun(
-                item["input"], item["output"], context=item["context"], ground_truth=item["ground_truth"],
-                metadata=item["metadata"], run_id=str(uuid.uuid4()),
-            )  # fmt: skip
-            res.results[scorer.id] = result
-        except Exception as exc:  # user steps and context functions may raise anything
-            error = res.errors[scorer.id] = item_error(exc)
-        if self.store is None:
-            return
-        try:
-            latency = time.perf_counter() - clock
-            self.store.save_run(to_record(self.eval_id, item, scorer, result, error, started, latency_s=latency))
-        except Exception as exc:  # disk full, locked, read-only: this record is lost, the run goes on
-            res.errors["store"] = item_error(exc, "store")
+        scored = await score_and_save(entry.scorer, item, self.store, self.eval_id)
+        if scored.result is not None:
+            res.results[entry.scorer.id] = scored.result
+        if scored.error is not None:
+            res.errors[entry.scorer.id] = scored.error
+        if scored.store_error is not None:
+            res.errors["store"] = scored.store_error
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One scorer run: its result or error, and the error of saving it (None when saved or not kept)."""
+
+    result: ScoreResult | None
+    error: ItemError | None
+    store_error: ItemError | None = None
+
+
+async def score_and_save(
+    scorer: Scorer, item: dict[str, Any], store: Store | None, eval_id: str | None, *,
+    source: str = "eval", trace_id: str | None = None,
+) -> Scored:  # fmt: skip
+    """Run ``scorer`` on ``item`` and save the record; nothing raised: failures come back as values
+    (user steps and context functions may raise anything; a store may be full, locked, read-only)."""
+    started, clock = now(), time.perf_counter()
+    result, error = None, None
+    try:
+        result = await scorer.arun(item["input"], item["output"], context=item["context"],
+                                   ground_truth=item.get("ground_truth"), metadata=item["metadata"])  # fmt: skip
+    except Exception as exc:
+        error = item_error(exc)
+    if store is None:
+        return Scored(result, error)
+    try:
+        latency = time.perf_counter() - clock
+        store.save_run(to_record(eval_id, item, scorer, result, error, started, source=source, latency_s=latency,
+                                 trace_id=trace_id))  # fmt: skip
+    except Exception as exc:
+        return Scored(result, error, item_error(exc, "store"))
+    return Scored(result, error)
 
 
 def item_error(exc: BaseException, step: str | None = None) -> ItemError:

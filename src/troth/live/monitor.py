@@ -22,14 +22,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
-from troth.evals.records import to_record
-from troth.evals.runner import item_error, normalise_output, scorer_entries
+from troth.evals.runner import normalise_output, score_and_save, scorer_entries
 from troth.live.budget import Budget
 from troth.live.sampling import Sampling, as_sampling
 from troth.prices import total_cost
 from troth.scorers.base import Scorer
 from troth.store import Store, open_store
-from troth.store.base import now
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
@@ -237,25 +235,18 @@ class Monitor:
                 self._done.notify_all()
 
     async def _one(self, scorer: Scorer, job: _Job) -> None:
-        rec, started, clock = job.record, now(), time.perf_counter()
-        result, error = None, None
-        try:
-            result = await scorer.arun(rec["input"], rec["output"], context=rec["context"], metadata=rec["metadata"])
-        except Exception as exc:  # stored as a failure, never raised into the app
-            error = item_error(exc)
+        rec = job.record
+        item = {"id": rec["trace_id"], **rec}
+        scored = await score_and_save(scorer, item, self.store, None, source="live", trace_id=rec["trace_id"])
+        result = scored.result
         cost = total_cost(result.usage.values()) if result is not None else None
         calls = sum(u.calls for u in result.usage.values()) if result is not None else 0
         if self.budget is not None:
             self.budget.charge(cost, calls)
         self._count(result is not None, cost)
-        if self.store is None:
-            return
-        item = {"id": rec["trace_id"], **rec}
-        try:
-            self.store.save_run(to_record(None, item, scorer, result, error, started, source="live",
-                                          latency_s=time.perf_counter() - clock, trace_id=rec["trace_id"]))  # fmt: skip
-        except Exception:
-            log.exception("troth monitor could not store a score")
+        if scored.store_error is not None:
+            log.warning("troth monitor could not store a score: %s: %s", scored.store_error.type,
+                        scored.store_error.message)  # fmt: skip
 
     def _count(self, scored: bool, cost: float | None) -> None:
         with self._done:
