@@ -11,10 +11,15 @@ def read_text(path: Path) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from exc
+    return decode_text(data, str(path))
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """``data`` as UTF-8 (a BOM dropped); ValueError naming ``name`` and the line of a bad byte."""
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ValueError(
-            f"{path}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); save it as UTF-8"
+            f"{name}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); save it as UTF-8"
         ) from None

@@ -11,7 +11,7 @@ import typer
 
 from troth.errors import TrothError
 from troth.secrets import redact
-from troth.textfiles import read_text
+from troth.textfiles import decode_text, read_text
 
 app = typer.Typer(
     help="troth: is an LLM's answer faithful to its context?",
@@ -26,15 +26,8 @@ def read_arg(value: str, option: str) -> str:
     if not value.startswith("@"):
         return value
     target = value[1:]
-    if target == "-":
-        data = sys.stdin.buffer.read()
-        try:
-            return data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            line = data.count(b"\n", 0, exc.start) + 1
-            raise typer.BadParameter(f"stdin:{line}: not UTF-8 text", param_hint=option) from None
     try:
-        return read_text(Path(target))
+        return decode_text(sys.stdin.buffer.read(), "stdin") if target == "-" else read_text(Path(target))
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint=option) from None
 
