@@ -104,11 +104,20 @@ def total_cost(usages: Iterable[StepUsage]) -> float | None:
     return total
 
 
+def format_usd(cost: float | None) -> str:
+    """Dollars for display, or "unknown" (a missing price is never shown as 0)."""
+    if cost is None:
+        return "unknown"
+    return f"${cost:.4f}" if cost < 1 else f"${cost:,.2f}"
+
+
 def _price(model: str, value: object) -> Prices:
     if isinstance(value, Prices):
         return value
-    if isinstance(value, (tuple, list)) and len(value) == 2 and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in value
+    if (
+        isinstance(value, (tuple, list))
+        and len(value) == 2
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in value)
     ):
         return Prices(float(value[0]), float(value[1]))
     raise ValueError(f"price of {model!r} must be (input, output) dollars per million tokens, not {value!r}")

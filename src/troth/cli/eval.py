@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
-from troth.cli.render import money, safe
+from troth.cli.render import safe
+from troth.prices import format_usd
 from troth.secrets import redact
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def _print_summary(console: Console, result: EvalResult, scorer_id: str) -> None
     mean = "-" if fs.mean is None else f"{fs.mean:.3f}"
     table.add_row(
         str(s.total_items), str(s.scored_items), str(s.failed_items), str(s.resumed_items), mean,
-        str(s.judge_calls), str(s.cached_calls), f"{s.prompt_tokens + s.completion_tokens:,}", money(s.cost_usd),
+        str(s.judge_calls), str(s.cached_calls), f"{s.prompt_tokens + s.completion_tokens:,}", format_usd(s.cost_usd),
         f"{s.wall_s:.1f}",
     )  # fmt: skip
     console.print(table)

@@ -10,9 +10,10 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
-from troth.cli.render import money, safe
+from troth.cli.render import safe
 from troth.cli.runs import SinceOption, StoreOption, open_existing, since_time
 from troth.live.summary import by_scorer, summarise_window, worst_runs
+from troth.prices import format_usd
 
 
 def live(
@@ -43,7 +44,7 @@ def live(
     for scorer_id, runs in groups.items():
         w = summarise_window(runs, threshold)
         table.add_row(safe(scorer_id), str(w.runs), str(w.failed), _num(w.mean), _num(w.p10),
-                      "-" if w.under is None else f"{w.under:.0%}", money(w.spend_usd))  # fmt: skip
+                      "-" if w.under is None else f"{w.under:.0%}", format_usd(w.spend_usd))  # fmt: skip
     console.print(table)
     for scorer_id, runs in groups.items():
         for r in worst_runs(runs, worst):

@@ -10,18 +10,11 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from troth.prices import total_cost
+from troth.prices import format_usd, total_cost
 from troth.secrets import redact
 from troth.types import ScoreResult, Verdict
 
 VERDICT_STYLE = {"yes": "green", "no": "red", "unsure": "yellow"}
-
-
-def money(cost: float | None) -> str:
-    """Dollars, or "unknown" (a missing price is never shown as 0)."""
-    if cost is None:
-        return "unknown"
-    return f"${cost:.4f}" if cost < 1 else f"${cost:,.2f}"
 
 
 def safe(value: Any) -> str:
@@ -66,5 +59,5 @@ def render_result(result: ScoreResult, console: Console, scale: float, title: st
     used = sum(u.prompt_tokens + u.completion_tokens for u in result.usage.values())
     calls = sum(u.calls for u in result.usage.values())
     seconds = sum(u.latency_s for u in result.usage.values())
-    cost = money(total_cost(result.usage.values()))
+    cost = format_usd(total_cost(result.usage.values()))
     console.print(f"[dim]{calls} judge calls, {used:,} tokens, {seconds:.1f}s, cost {cost}[/dim]")

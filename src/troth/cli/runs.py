@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
-from troth.cli.render import claims_table, money, safe
+from troth.cli.render import claims_table, safe
+from troth.prices import format_usd
 from troth.secrets import redact
 from troth.store.base import DEFAULT_PATH, ENV_STORE
 from troth.store.sqlite import SQLiteStore
@@ -95,7 +96,7 @@ def runs_show(
     if record.error:
         console.print(f"[red]Failed in step {safe(record.error_step)}: {safe(record.error)}[/red]")
         return
-    console.print(f"[bold]Score:[/bold] {record.score:g}  [dim]cost {money(record.cost_usd)}[/dim]")
+    console.print(f"[bold]Score:[/bold] {record.score:g}  [dim]cost {format_usd(record.cost_usd)}[/dim]")
     console.print(f"[bold]Reason:[/bold] {safe(record.reason)}")
     if record.verdicts:
         console.print(claims_table(record.verdicts))

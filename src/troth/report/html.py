@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from troth.prices import format_usd
 from troth.scorers.context import assistant_text
 from troth.secrets import redact
 from troth.sentences import split_sentences
@@ -192,7 +193,7 @@ def render_html(result: EvalResult, title: str = "troth evaluation") -> str:
         f'<div class="card">judge calls<b>{s.judge_calls}</b>{s.cached_calls} from cache</div>',
         f'<div class="card">tokens<b>{s.prompt_tokens + s.completion_tokens:,}</b>'
         f"{s.prompt_tokens:,} prompt, {s.completion_tokens:,} completion</div>",
-        f'<div class="card">cost<b>{"unknown" if s.cost_usd is None else f"${s.cost_usd:.4f}"}</b>at list prices</div>',
+        f'<div class="card">cost<b>{format_usd(s.cost_usd)}</b>at list prices</div>',
         f'<div class="card">wall time<b>{s.wall_s:.1f}s</b></div>',
     ]
     main = scorer_ids[0] if scorer_ids else None

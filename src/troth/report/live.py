@@ -7,6 +7,7 @@ from datetime import datetime
 from pathlib import Path
 
 from troth.live.summary import by_scorer, summarise_window, worst_runs
+from troth.prices import format_usd
 from troth.report.html import CSS
 from troth.report.html import escape_html as _e
 from troth.store.base import RunRecord
@@ -57,7 +58,7 @@ def _summary(runs: list[RunRecord], threshold: float) -> str:
     cards = [("runs", str(w.runs)), ("failed", str(w.failed)),
              ("mean", "–" if w.mean is None else f"{w.mean:.3f}"), ("p10", "–" if w.p10 is None else f"{w.p10:.3f}"),
              (f"under {threshold:g}", "–" if w.under is None else f"{w.under:.0%}"),
-             ("spend", "unknown" if w.spend_usd is None else f"${w.spend_usd:.4f}")]  # fmt: skip
+             ("spend", format_usd(w.spend_usd))]  # fmt: skip
     return (
         '<div class="cards">' + "".join(f'<div class="card">{_e(k)}<b>{_e(v)}</b></div>' for k, v in cards) + "</div>"
     )
