@@ -13,6 +13,7 @@ A model with no known price has cost None ("unknown"), never 0. The offline judg
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import tomllib
@@ -67,6 +68,19 @@ def load_prices(path: str | os.PathLike[str]) -> dict[str, Prices]:
     return found
 
 
+@functools.lru_cache(maxsize=8)
+def _file_prices(path: str, mtime_ns: int) -> dict[str, Prices]:
+    """The prices of a TOML file, read once per version of the file (``mtime_ns``)."""
+    return load_prices(path)
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return -1  # load_prices reports the missing file
+
+
 def price_for(model: str) -> Prices | None:
     """The price of ``model``: set in code, then ``$TROTH_PRICES``, then the table; free for
     the offline judges; None when unknown."""
@@ -75,7 +89,7 @@ def price_for(model: str) -> Prices | None:
             return _overrides[model]
     env = os.environ.get(ENV_PRICES)
     if env:
-        from_file = load_prices(env)
+        from_file = _file_prices(env, _mtime(env))
         if model in from_file:
             return from_file[model]
     if model in BUILTIN:
