@@ -1,10 +1,11 @@
 """What the benchmark scripts share: data and result paths, number formatting, writing results,
-and running one tool's runner (bench/runners/) in its own interpreter."""
+and running one tool's runner (bench/runners/) in its own interpreter; a process's memory."""
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -68,3 +69,9 @@ def run_runner(tool: str, items_file: Path, base_url: str, model: str, concurren
             raise SystemExit(f"{tool} runner failed ({done.returncode}):\n{done.stderr[-3000:]}")
         report: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
         return report
+
+
+def rss_mb(pid: int | str = "self") -> float:
+    """Resident memory of a process now (MB), from /proc (Linux)."""
+    with open(f"/proc/{pid}/statm") as fh:
+        return int(fh.read().split()[1]) * resource.getpagesize() / 2**20

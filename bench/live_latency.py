@@ -18,7 +18,6 @@ import argparse
 import asyncio
 import datetime as dt
 import platform
-import resource
 import socket
 import sqlite3
 import statistics
@@ -35,7 +34,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from bench.common import RESULTS, fmt, table, write_results
+from bench.common import RESULTS, fmt, rss_mb, table, write_results
 from troth import Judge
 from troth.testing import FakeOpenAIServer, Reply, ScriptedJudge
 from troth.testing.server import Request
@@ -204,7 +203,7 @@ def soak(args: argparse.Namespace, models: str, db: Path) -> dict[str, Any]:
         def sample() -> None:
             started = time.monotonic()
             while not stop.wait(2.0):
-                samples.append((round(time.monotonic() - started, 1), round(rss_of(proc.pid), 1)))
+                samples.append((round(time.monotonic() - started, 1), round(rss_mb(proc.pid), 1)))
 
         threading.Thread(target=sample, daemon=True).start()
         latencies = asyncio.run(load(url, args.rate, args.soak_s))
@@ -223,11 +222,6 @@ def drained_stats(url: str, timeout: float = 60.0) -> dict[str, Any]:
         stats: dict[str, Any] = httpx.get(f"{url}/stats").json()
         if stats["scored"] + stats["failed"] >= stats["sampled"] or time.monotonic() > deadline:
             return stats
-
-
-def rss_of(pid: int) -> float:
-    with open(f"/proc/{pid}/statm") as fh:
-        return int(fh.read().split()[1]) * resource.getpagesize() / 2**20
 
 
 def markdown(report: dict[str, Any]) -> str:

@@ -18,7 +18,6 @@ import argparse
 import datetime as dt
 import gc
 import platform
-import resource
 import sqlite3
 import sys
 import tempfile
@@ -26,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import RESULTS, fmt, table, write_results
+from bench.common import RESULTS, fmt, rss_mb, table, write_results
 from troth import Judge, TrothError, create_faithfulness_scorer, errors
 from troth.evals import run_evals
 from troth.testing import FakeOpenAIServer, ScriptedJudge
@@ -49,11 +48,6 @@ def items(round_no: int, n: int) -> list[dict[str, Any]]:
             }
         )
     return out
-
-
-def rss_mb() -> float:
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * resource.getpagesize() / 2**20
 
 
 def check_round(result: Any, data: list[dict[str, Any]], db: Path, eval_id: str) -> dict[str, int]:
