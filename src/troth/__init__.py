@@ -1,5 +1,6 @@
 """troth: is an LLM's answer faithful to its context?"""
 
+from troth.engines import RayEngine
 from troth.errors import (
     ConfigError,
     ContextFunctionError,
@@ -23,6 +24,7 @@ from troth.evals import EvalResult, EvalSummary, ItemError, ItemResult, ScorerEn
 from troth.judges import Judge
 from troth.live import Budget, Monitor, MonitorStats, Sampling
 from troth.prices import set_prices
+from troth.ratelimit import RateLimit
 from troth.scorers import (
     PromptStep,
     Scorer,
@@ -62,6 +64,8 @@ __all__ = [
     "MonitorStats",
     "OutputTooLongError",
     "PromptStep",
+    "RateLimit",
+    "RayEngine",
     "Sampling",
     "ScoreResult",
     "Scorer",

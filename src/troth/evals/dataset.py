@@ -29,22 +29,31 @@ def load_items(data: Any) -> list[dict[str, Any]]:
     seen: set[str] = set()
     items = []
     for i, row in enumerate(rows):
-        where = f"data row {i + 1}"
-        if not isinstance(row, Mapping):
-            raise TypeError(f"{where} must be a dict, not {type(row).__name__}")
-        if row.get("input") is None and row.get("output") is None:
-            raise ValueError(f"{where} has neither 'input' nor 'output'")
-        item = {k: row.get(k) for k in ITEM_FIELDS}
-        item_id = str(row["id"]) if row.get("id") is not None else str(i)
-        if item_id in seen:
-            raise ValueError(f"{where}: duplicate id {item_id!r}")
-        seen.add(item_id)
-        item["id"] = item_id
-        if item["context"] is not None and isinstance(item["context"], str):
-            item["context"] = [item["context"]]
-        item["metadata"] = dict(item["metadata"] or {})
+        item = check_row(row, f"data row {i + 1}", default_id=str(i))
+        if item["id"] in seen:
+            raise ValueError(f"data row {i + 1}: duplicate id {item['id']!r}")
+        seen.add(item["id"])
         items.append(item)
     return items
+
+
+def check_row(row: Any, where: str, *, default_id: str | None = None) -> dict[str, Any]:
+    """One row as an item (all of ``ITEM_FIELDS``); ValueError/TypeError naming ``where`` if bad."""
+    if not isinstance(row, Mapping):
+        raise TypeError(f"{where} must be a dict, not {type(row).__name__}")
+    if row.get("input") is None and row.get("output") is None:
+        raise ValueError(f"{where} has neither 'input' nor 'output'")
+    item = {k: row.get(k) for k in ITEM_FIELDS}
+    if row.get("id") is not None:
+        item["id"] = str(row["id"])
+    elif default_id is not None:
+        item["id"] = default_id
+    else:
+        raise ValueError(f"{where} has no 'id'")
+    if item["context"] is not None and isinstance(item["context"], str):
+        item["context"] = [item["context"]]
+    item["metadata"] = dict(item["metadata"] or {})
+    return item
 
 
 def _read_file(path: Path) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ from troth.evals.results import ItemResult
 class Progress:
     """A rich progress bar on a terminal: items done, failures, running mean, tokens."""
 
-    def __init__(self, total: int, quiet: bool) -> None:
+    def __init__(self, total: int | None, quiet: bool) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

@@ -21,10 +21,12 @@ from typing import Any, Protocol, runtime_checkable
 from troth._sync import run_sync
 from troth.errors import ScorerRunError, TrothError
 from troth.evals.dataset import load_items
+from troth.evals.job import Engine, EvalJob
 from troth.evals.progress import Progress
 from troth.evals.records import result_from_record, to_record
 from troth.evals.results import EvalResult, ItemError, ItemResult, OnItemComplete, ScorerEntry, summarise
 from troth.judges.calls import CALL_SETTINGS, CallSettings
+from troth.ratelimit import LocalPacer, RateLimit, check_rate_limit
 from troth.scorers.base import Scorer
 from troth.scorers.context import is_messages, tool_results
 from troth.secrets import redact
@@ -80,6 +82,8 @@ class WithText(Protocol):
 
 async def call_target(target: Any, value: Any) -> Any:
     """The target's answer to ``value`` (a callable, or an object with .agenerate/.generate)."""
+    if target is None:
+        raise ValueError("the item has no 'output' and no target was given to produce one")
     if isinstance(target, AsyncAgent):
         out = target.agenerate(value)
     elif isinstance(target, Agent):
@@ -137,13 +141,7 @@ class EvalRun:
 
     async def _item(self, item: dict[str, Any], res: ItemResult) -> ItemResult:
         async with self.item_gate:
-            todo = []
-            for e in self.entries:
-                record = self.done.get((item["id"], e.scorer.id))
-                if record is None:
-                    todo.append(e)
-                else:
-                    res.results[e.scorer.id] = result_from_record(record)
+            todo = self.pending(item, res)
             res.resumed = len(todo) < len(self.entries)
             target_output = await self._target(item, res) if todo and item["output"] is None else None
             if item["context"] is None and is_messages(item["output"]):
@@ -153,6 +151,17 @@ class EvalRun:
             self.progress.advance(res)
             await self._callback(res, target_output)
             return res
+
+    def pending(self, item: dict[str, Any], res: ItemResult) -> list[ScorerEntry]:
+        """The scorers this item still needs; the results of the others (from the store) put on ``res``."""
+        todo = []
+        for e in self.entries:
+            record = self.done.get((item["id"], e.scorer.id))
+            if record is None:
+                todo.append(e)
+            else:
+                res.results[e.scorer.id] = result_from_record(record)
+        return todo
 
     async def _target(self, item: dict[str, Any], res: ItemResult) -> Any:
         try:
@@ -164,14 +173,7 @@ class EvalRun:
             return None
 
     async def _callback(self, res: ItemResult, target_output: Any) -> None:
-        if self.on_item_complete is None:
-            return
-        try:
-            out = self.on_item_complete(res, target_output, dict(res.results))
-            if inspect.isawaitable(out):
-                await out
-        except Exception as exc:
-            res.errors["on_item_complete"] = item_error(exc, "on_item_complete")
+        await item_complete(self.on_item_complete, res, target_output)
 
     async def score(self, entry: ScorerEntry, item: dict[str, Any], res: ItemResult) -> None:
         """One scorer on one item; its result or error kept on ``res`` and saved to the store."""
@@ -210,11 +212,32 @@ async def score_and_save(
         return Scored(result, error)
     try:
         latency = time.perf_counter() - clock
-        store.save_run(to_record(eval_id, item, scorer, result, error, started, source=source, latency_s=latency,
-                                 trace_id=trace_id))  # fmt: skip
+        record = to_record(eval_id, item, scorer, result, error, started, source=source, latency_s=latency,
+                           trace_id=trace_id)  # fmt: skip
     except Exception as exc:
         return Scored(result, error, item_error(exc, "store"))
-    return Scored(result, error)
+    return Scored(result, error, save_record(store, record))
+
+
+def save_record(store: Store, record: RunRecord) -> ItemError | None:
+    """Save one record; a store that fails (full, locked, read-only) gives the error as a value."""
+    try:
+        store.save_run(record)
+    except Exception as exc:
+        return item_error(exc, "store")
+    return None
+
+
+async def item_complete(callback: OnItemComplete | None, res: ItemResult, target_output: Any) -> None:
+    """The user's ``on_item_complete``; what it raises is kept on the item."""
+    if callback is None:
+        return
+    try:
+        out = callback(res, target_output, dict(res.results))
+        if inspect.isawaitable(out):
+            await out
+    except Exception as exc:
+        res.errors["on_item_complete"] = item_error(exc, "on_item_complete")
 
 
 def item_error(exc: BaseException, step: str | None = None) -> ItemError:
@@ -267,33 +290,49 @@ async def arun_evals(
     store: Any = True,
     cache: bool = True,
     quiet: bool = False,
+    rate_limit: RateLimit | None = None,
+    engine: Engine | None = None,
 ) -> EvalResult:
     """Score every item with every scorer; see :func:`run_evals`."""
-    items, entries = load_items(data), scorer_entries(scorers)
+    entries = scorer_entries(scorers)
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, not {concurrency!r}")
-    missing = next((it["id"] for it in items if it["output"] is None), None)
+    if engine is not None and not isinstance(engine, Engine):
+        raise TypeError(f"engine must be an engine such as troth.RayEngine(), not {type(engine).__name__}")
+    limit = check_rate_limit(rate_limit)
+    items = load_items(data) if engine is None else None
+    missing = next((it["id"] for it in items or [] if it["output"] is None), None)
     if target is None and missing is not None:
         raise ValueError(f"item {missing!r} has no 'output' and no target was given to produce one")
     judges = [judge for entry in entries for judge in entry.scorer.judges()]
     for judge in judges:
         judge.backend()  # configuration errors before any work
     kept: Store | None = open_store(store)
-    eval_id = eval_id or new_eval_id()
-    call_cache = BestEffortCache(kept) if cache and kept is not None else None
-    token = CALL_SETTINGS.set(CallSettings(cache=call_cache, limiter=asyncio.Semaphore(concurrency)))
-    started_at, progress = time.perf_counter(), Progress(len(items), quiet)
-    run = EvalRun(entries, target, on_item_complete, kept, eval_id, concurrency, progress)
+    job = EvalJob(data, entries, target, on_item_complete, kept, eval_id or new_eval_id(), concurrency, limit, quiet)
+    started_at = time.perf_counter()
     try:
-        with progress:
-            results = await asyncio.gather(*(run.item(it) for it in items))
+        results = await (engine.run(job) if engine is not None else run_local(job, items or [], cache=cache))
     finally:
-        CALL_SETTINGS.reset(token)
         for judge in judges:
             await judge.aclose()
         if kept is not None and store is not kept:
             kept.close()
-    return EvalResult(eval_id, list(results), summarise(results, entries, time.perf_counter() - started_at))
+    return EvalResult(job.eval_id, list(results), summarise(results, entries, time.perf_counter() - started_at))
+
+
+async def run_local(job: EvalJob, items: list[dict[str, Any]], *, cache: bool) -> list[ItemResult]:
+    """The local engine: every item in this process, under one semaphore (and one pacer)."""
+    call_cache = BestEffortCache(job.store) if cache and job.store is not None else None
+    pacer = LocalPacer(job.rate_limit) if job.rate_limit is not None else None
+    settings = CallSettings(cache=call_cache, limiter=asyncio.Semaphore(job.concurrency), pacer=pacer)
+    token = CALL_SETTINGS.set(settings)
+    progress = Progress(len(items), job.quiet)
+    run = EvalRun(job.entries, job.target, job.on_item_complete, job.store, job.eval_id, job.concurrency, progress)
+    try:
+        with progress:
+            return list(await asyncio.gather(*(run.item(it) for it in items)))
+    finally:
+        CALL_SETTINGS.reset(token)
 
 
 def run_evals(
@@ -307,6 +346,8 @@ def run_evals(
     store: Any = True,
     cache: bool = True,
     quiet: bool = False,
+    rate_limit: RateLimit | None = None,
+    engine: Engine | None = None,
 ) -> EvalResult:
     """Score every item of ``data`` with every scorer (sync wrapper over :func:`arun_evals`).
 
@@ -317,6 +358,10 @@ def run_evals(
     ``concurrency`` bounds judge calls in flight across the run. ``store``: True for
     ``$TROTH_STORE`` or ``./.troth/troth.db``, a path, a Store, or None to keep nothing.
     ``cache`` replays identical judge calls from the store. Reusing an ``eval_id`` resumes.
+    ``rate_limit``: a :class:`~troth.RateLimit` every judge call of the run keeps to.
+    ``engine``: where items are scored (default: this process; ``troth.RayEngine()``: a Ray
+    cluster, with ``data`` also a .jsonl or Parquet path read there).
     """
-    options = {"concurrency": concurrency, "eval_id": eval_id, "store": store, "cache": cache, "quiet": quiet}
+    options = {"concurrency": concurrency, "eval_id": eval_id, "store": store, "cache": cache, "quiet": quiet,
+               "rate_limit": rate_limit, "engine": engine}  # fmt: skip
     return run_sync(lambda: arun_evals(data, scorers, target, on_item_complete, **options))

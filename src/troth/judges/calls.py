@@ -1,7 +1,8 @@
 """Settings that a batch run gives every judge call made inside it (through a context variable).
 
-``run_evals`` sets a judge-call cache (the store) and one semaphore bounding the judge calls in
-flight across the whole run; outside a batch run both are absent.
+``run_evals`` sets a judge-call cache (the store), one semaphore bounding the judge calls in
+flight across the whole run and, with a rate limit, the pacer every call waits on; outside a
+batch run all are absent.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import asyncio
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from troth.ratelimit import Pacer
 
 
 class CallCache(Protocol):
@@ -22,6 +25,7 @@ class CallCache(Protocol):
 class CallSettings:
     cache: CallCache | None = None
     limiter: asyncio.Semaphore | None = None
+    pacer: Pacer | None = None
 
 
 CALL_SETTINGS: ContextVar[CallSettings | None] = ContextVar("troth_call_settings", default=None)

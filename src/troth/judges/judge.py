@@ -19,6 +19,7 @@ from troth.judges.parsing import OutputCheckError, parse_json_output
 from troth.judges.registry import BackendOptions, make_backend, split_model
 from troth.judges.retry import Keep, RetryPolicy
 from troth.prompts.common import SCHEMA_INSTRUCTION, render
+from troth.ratelimit import estimate_tokens
 from troth.types import StepUsage
 
 T = TypeVar("T", bound=BaseModel)
@@ -86,6 +87,16 @@ class Judge:
         if self.second_opinion is not None and not isinstance(self.second_opinion, Judge):
             raise TypeError(f"second_opinion must be a model string or a Judge, not {type(second_opinion).__name__}")
         self._memo = Memo()
+        self._built_backend = backend is None  # built here at first use (not the caller's)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without what this process built (its HTTP client, a loaded model, in-flight
+        calls): a copy sent to another process (a Ray worker) builds its own at first use."""
+        state = dict(self.__dict__)
+        if self._built_backend:
+            state["_backend"] = None
+        state["_memo"] = Memo()
+        return state
 
     def __repr__(self) -> str:
         extra = f", base_url={self.base_url!r}" if self.base_url else ""
@@ -238,6 +249,8 @@ class Judge:
                 return Completion(text=hit["text"], finish_reason=hit["finish_reason"], attempts=0), True, _nothing
 
             async def call() -> Completion:
+                if settings.pacer is not None:
+                    await settings.pacer.wait(estimate_tokens(messages, tokens))
                 async with settings.limiter or contextlib.nullcontext():
                     return await backend.complete(
                         messages, schema=json_schema, schema_name=schema_name, max_tokens=tokens,

@@ -1,0 +1,187 @@
+"""Run an evaluation on a Ray cluster: Ray Data reads the items, an actor pool scores them.
+
+Each actor builds the scorers once (a local model loads once per actor; an HTTP judge keeps
+``concurrency_per_worker`` calls in flight). Outcomes stream back to this process, which saves
+their records in the run's store, resumes by eval id and shows progress, as the local runner
+does. An actor that dies is restarted by Ray and its batch scored again; an item that comes
+back twice is kept once. A rate limit is one actor that every worker books its calls with.
+Ray is imported only when a run starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import pickle
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from troth.engines.worker import JSONL, ROWS, TABLE, Outcome, ScoreWorker, WorkerSpec
+from troth.errors import MissingDependencyError
+from troth.evals.dataset import load_items
+from troth.evals.job import EvalJob
+from troth.evals.progress import Progress
+from troth.evals.records import result_from_record
+from troth.evals.results import ItemError, ItemResult
+from troth.evals.runner import item_complete, save_record
+from troth.ratelimit import Pace
+from troth.store.base import RunRecord
+
+INSTALL = 'pip install "troth[ray]"'
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or MissingDependencyError with the install command."""
+    try:
+        import ray
+        import ray.data
+    except ImportError as exc:
+        raise MissingDependencyError("ray", INSTALL) from exc
+    return ray
+
+
+@dataclass(frozen=True)
+class RayEngine:
+    """Score on Ray: ``run_evals(data, scorers, engine=RayEngine(workers=4))``.
+
+    ``address``: None starts a local cluster (or joins ``$RAY_ADDRESS``), "auto" joins the one
+    running here, "ray://host:10001" a remote one; an already initialised Ray is used as it is.
+    ``workers``: scoring actors; ``concurrency_per_worker``: judge calls in flight per actor;
+    ``batch_size``: items per batch an actor scores at once (default 2 x concurrency).
+    """
+
+    address: str | None = None
+    workers: int = 2
+    concurrency_per_worker: int = 8
+    batch_size: int | None = None
+    cpus_per_worker: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("workers", "concurrency_per_worker", "batch_size"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"RayEngine.{name} must be a positive integer, not {value!r}")
+        if isinstance(self.cpus_per_worker, bool) or not isinstance(self.cpus_per_worker, (int, float)):
+            raise ValueError(f"RayEngine.cpus_per_worker must be a number, not {self.cpus_per_worker!r}")
+
+    async def run(self, job: EvalJob) -> list[ItemResult]:
+        """Every item of ``job`` scored on the cluster; records saved here as outcomes arrive."""
+        ray = import_ray()
+        started_here = self._connect(ray)
+        pace = None
+        try:
+            dataset, source, total = read_dataset(ray, job.data, job.target)
+            done = job.store.completed(job.eval_id) if job.store is not None else {}
+            if job.rate_limit is not None:
+                pace = ray.remote(num_cpus=0)(Pace).remote(job.rate_limit)
+            scored = self._map(ray, dataset, job, source, frozenset(done), RayPacer(pace) if pace else None)
+            return await Collector(job, done, total).collect(scored)
+        finally:
+            if pace is not None:
+                ray.kill(pace)
+            if started_here:
+                ray.shutdown()
+
+    def _connect(self, ray: Any) -> bool:
+        """Join or start a cluster unless Ray is initialised already; True if started here."""
+        ray.data.DataContext.get_current().enable_progress_bars = False  # troth shows its own
+        logging.getLogger("ray.data").setLevel(logging.WARNING)
+        if ray.is_initialized():
+            return False
+        options: dict[str, Any] = {"address": self.address, "logging_level": logging.WARNING}
+        if self.address is None:
+            options["include_dashboard"] = False
+        ray.init(**options)
+        return True
+
+    def _map(self, ray: Any, dataset: Any, job: EvalJob, source: str, done: frozenset[tuple[str, str]],
+             pacer: RayPacer | None) -> Any:  # fmt: skip
+        spec = WorkerSpec(job.entries, job.target, job.eval_id, self.concurrency_per_worker, source)
+        try:
+            blob = ray.cloudpickle.dumps(spec)
+        except Exception as exc:
+            raise TypeError(f"the scorers and target must pickle to run on Ray ({type(exc).__name__}: {exc})") from exc
+        return dataset.map_batches(
+            ScoreWorker, fn_constructor_args=(blob, done, pacer), compute=ray.data.ActorPoolStrategy(size=self.workers),
+            batch_size=self.batch_size or 2 * self.concurrency_per_worker, batch_format="pyarrow",
+            num_cpus=self.cpus_per_worker,
+        )  # fmt: skip  (Ray Data restarts a dead actor and retries its batch by default)
+
+
+def read_dataset(ray: Any, data: Any, target: Any) -> tuple[Any, str, int | None]:
+    """A Ray Dataset of ``data``, how its rows are encoded, and the item count when known."""
+    if isinstance(data, (str, Path)):
+        path = str(data)
+        if "://" not in path and not Path(path).exists():
+            raise FileNotFoundError(f"{path}: no such file or folder")
+        if path.endswith(".jsonl"):
+            return ray.data.read_text(path), JSONL, None
+        if path.endswith(".parquet") or Path(path).is_dir():
+            return ray.data.read_parquet(path), TABLE, None
+        raise ValueError(f"{path}: the Ray engine reads .jsonl files and Parquet files or folders")
+    items = load_items(data)
+    missing = next((it["id"] for it in items if it["output"] is None), None)
+    if target is None and missing is not None:
+        raise ValueError(f"item {missing!r} has no 'output' and no target was given to produce one")
+    return ray.data.from_items([{"row": pickle.dumps(it)} for it in items]), ROWS, len(items)
+
+
+class RayPacer:
+    """A worker's view of the run's rate limit: a booking with the one Pace actor, then a wait."""
+
+    def __init__(self, handle: Any) -> None:
+        self.handle = handle
+
+    async def wait(self, tokens: int) -> None:
+        delay = await self.handle.reserve.remote(tokens)
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+class Collector:
+    """This process's side: outcomes in, records saved, item results out (each item once)."""
+
+    def __init__(self, job: EvalJob, done: dict[tuple[str, str], RunRecord], total: int | None) -> None:
+        self.job, self.done = job, done
+        self.progress = Progress(total, job.quiet)
+        self.seen: dict[str, str] = {}
+        self.results: list[ItemResult] = []
+        self.repeats = 0  # items that came back twice (a batch scored again after a worker died)
+
+    async def collect(self, scored: Any) -> list[ItemResult]:
+        batches = iter(scored.iter_batches(batch_size=None, batch_format="numpy"))
+        with self.progress:
+            while (batch := await asyncio.to_thread(next, batches, None)) is not None:
+                for blob in batch["outcome"]:
+                    await self.add(pickle.loads(blob))
+        return self.results
+
+    async def add(self, outcome: Outcome) -> None:
+        item = outcome.item
+        res = ItemResult(item["id"], item["input"], item["output"], item["context"], item["ground_truth"],
+                         item["metadata"], errors=dict(outcome.errors))  # fmt: skip
+        mark = repr((item["input"], item["context"], item["metadata"]))
+        if self.seen.get(res.id) == mark:
+            self.repeats += 1
+            return
+        if res.id in self.seen:
+            res.errors = {"data": ItemError("ValueError", f"duplicate id {res.id!r}", "data")}
+            res.id = f"{res.id} (duplicate {self.repeats + len(self.results)})"
+        else:
+            self.seen[res.id] = mark
+            self._keep(outcome, res)
+        self.progress.advance(res)
+        await item_complete(self.job.on_item_complete, res, item["output"])
+        self.results.append(res)
+
+    def _keep(self, outcome: Outcome, res: ItemResult) -> None:
+        """Save the outcome's records and put results on ``res`` (resumed ones from the store)."""
+        for record in outcome.records:
+            if self.job.store is not None and (error := save_record(self.job.store, record)) is not None:
+                res.errors["store"] = error
+            if record.error is None:
+                res.results[record.scorer_id] = result_from_record(record)
+        for scorer_id in outcome.resumed:
+            res.results[scorer_id] = result_from_record(self.done[(res.id, scorer_id)])
+        res.resumed = bool(outcome.resumed)

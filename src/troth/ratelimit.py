@@ -1,0 +1,84 @@
+"""A provider's rate limit (requests and tokens per minute) and the pacing that keeps to it.
+
+:class:`Pace` hands out start times: each judge call reserves the next free slot, so requests
+are spaced ``60 / requests_per_minute`` seconds apart and a call of ``t`` tokens holds the
+token lane for ``60 * t / tokens_per_minute`` seconds. A run keeps one ``Pace``: in-process for
+the local runner, inside one Ray actor for a cluster (so N workers share one budget).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+CHARS_PER_TOKEN = 4  # the usual estimate for English text before a tokenizer has seen it
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """A provider's limit: requests and/or tokens (prompt + completion budget) per minute."""
+
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("requests_per_minute", "tokens_per_minute"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+                raise ValueError(f"RateLimit.{name} must be a positive number, not {value!r}")
+        if self.requests_per_minute is None and self.tokens_per_minute is None:
+            raise ValueError("RateLimit needs requests_per_minute and/or tokens_per_minute")
+
+
+class Pace:
+    """Reservations against a :class:`RateLimit`: ``reserve(tokens)`` → seconds to wait first."""
+
+    def __init__(self, limit: RateLimit, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit, self.clock = limit, clock
+        self.next_request = self.next_token = 0.0
+        self.reserved = 0
+
+    def reserve(self, tokens: int) -> float:
+        """Book the earliest start that keeps both lanes under the limit; return the wait."""
+        now = self.clock()
+        start = max(now, self.next_request, self.next_token)
+        if self.limit.requests_per_minute is not None:
+            self.next_request = start + 60.0 / self.limit.requests_per_minute
+        if self.limit.tokens_per_minute is not None:
+            self.next_token = start + 60.0 * max(tokens, 0) / self.limit.tokens_per_minute
+        self.reserved += 1
+        return start - now
+
+
+class Pacer(Protocol):
+    """What a judge call awaits before it is sent."""
+
+    async def wait(self, tokens: int) -> None: ...
+
+
+class LocalPacer:
+    """A :class:`Pace` in this process (the local runner)."""
+
+    def __init__(self, limit: RateLimit) -> None:
+        self.pace = Pace(limit)
+
+    async def wait(self, tokens: int) -> None:
+        delay = self.pace.reserve(tokens)
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
+def estimate_tokens(messages: list[Any], max_tokens: int) -> int:
+    """What a call may use against a tokens-per-minute limit: the prompt (estimated) + the budget."""
+    chars = sum(len(str(m.get("content", ""))) for m in messages if isinstance(m, dict))
+    return chars // CHARS_PER_TOKEN + max_tokens
+
+
+def check_rate_limit(value: object) -> RateLimit | None:
+    """``rate_limit=`` as given to a run: None or a RateLimit."""
+    if value is None or isinstance(value, RateLimit):
+        return value
+    raise TypeError(f"rate_limit must be a troth.RateLimit, not {type(value).__name__}")
