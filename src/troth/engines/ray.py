@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import pickle
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -151,10 +152,14 @@ class Collector:
 
     async def collect(self, scored: Any) -> list[ItemResult]:
         batches = iter(scored.iter_batches(batch_size=None, batch_format="numpy"))
-        with self.progress:
-            while (batch := await asyncio.to_thread(next, batches, None)) is not None:
-                for blob in batch["outcome"]:
-                    await self.add(pickle.loads(blob))
+        try:
+            with self.progress:
+                while (batch := await asyncio.to_thread(next, batches, None)) is not None:
+                    for blob in batch["outcome"]:
+                        await self.add(pickle.loads(blob))
+        finally:  # interrupted: stop the cluster's work on this run now, not when collected
+            if isinstance(batches, Generator):
+                batches.close()
         return self.results
 
     async def add(self, outcome: Outcome) -> None:
