@@ -44,11 +44,14 @@ def server() -> Any:
         yield srv
 
 
-def test_same_scores_and_verdicts_as_the_local_runner(ray_cluster: Any, server: FakeOpenAIServer, tmp_path: Path) -> None:
+def test_same_scores_and_verdicts_as_the_local_runner(
+    ray_cluster: Any, server: FakeOpenAIServer, tmp_path: Path
+) -> None:
     data = dataset(200)
     local = run_evals(data, scorer(server), store=None, quiet=True)
     db = tmp_path / "t.db"
-    on_ray = run_evals(data, scorer(server), store=db, quiet=True, engine=RayEngine(workers=2, concurrency_per_worker=4))
+    engine = RayEngine(workers=2, concurrency_per_worker=4)
+    on_ray = run_evals(data, scorer(server), store=db, quiet=True, engine=engine)
     assert on_ray.summary.failed_items == 0 and on_ray.summary.total_items == 200
     assert on_ray.scores == local.scores and on_ray.scores["faithfulness"] == pytest.approx(0.375)
 
@@ -200,5 +203,5 @@ def test_engine_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="workers must be a positive integer"):
         RayEngine(workers=0)
     with pytest.raises(TypeError, match="engine must be an engine"):
-        run_evals([{"output": "x"}], create_faithfulness_scorer(Judge("fake", base_url="http://127.0.0.1:9", api_key="k")),
-                  engine="ray", store=None)  # type: ignore[arg-type]  # fmt: skip
+        judge = Judge("fake", base_url="http://127.0.0.1:9", api_key="k")
+        run_evals([{"output": "x"}], create_faithfulness_scorer(judge), engine="ray", store=None)  # type: ignore[arg-type]
