@@ -1,0 +1,82 @@
+"""RateLimit and its pacing: start times booked per request and per token, and a local run kept under it."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from troth import Judge, RateLimit, create_faithfulness_scorer, run_evals
+from troth.ratelimit import Pace, estimate_tokens
+from troth.testing import FakeOpenAIServer
+from troth.testing.server import Reply, Request, ScriptedJudge
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_requests_are_spaced_by_the_per_minute_limit() -> None:
+    clock = FakeClock()
+    pace = Pace(RateLimit(requests_per_minute=120), clock)
+    assert [pace.reserve(10) for _ in range(4)] == [0.0, 0.5, 1.0, 1.5]
+    clock.now += 10  # idle time is not banked as a burst
+    assert pace.reserve(10) == 0.0 and pace.reserve(10) == 0.5
+
+
+def test_tokens_hold_their_lane_in_proportion_to_their_size() -> None:
+    clock = FakeClock()
+    pace = Pace(RateLimit(tokens_per_minute=6000), clock)
+    assert pace.reserve(1000) == 0.0  # 1000 tokens of 6000/min hold the lane 10 s
+    assert pace.reserve(100) == 10.0
+    assert pace.reserve(100) == pytest.approx(11.0)
+
+
+def test_both_lanes_the_later_one_decides() -> None:
+    pace = Pace(RateLimit(requests_per_minute=60, tokens_per_minute=60_000), FakeClock())
+    assert [pace.reserve(5000) for _ in range(3)] == [0.0, 5.0, 10.0]  # tokens bind, not requests (1 s)
+    assert pace.reserved == 3
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({}, "needs requests_per_minute"), ({"requests_per_minute": 0}, "positive number"),
+     ({"tokens_per_minute": "10"}, "positive number"), ({"requests_per_minute": True}, "positive number")],
+)  # fmt: skip
+def test_bad_limits_are_refused(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        RateLimit(**kwargs)
+
+
+def test_token_estimate_counts_the_prompt_and_the_completion_budget() -> None:
+    assert estimate_tokens([{"role": "user", "content": "x" * 400}], 100) == 200
+
+
+def test_a_local_run_keeps_to_the_rate_limit_over_real_http() -> None:
+    times: list[float] = []
+    script = ScriptedJudge(verdicts={"paris": ("yes", "Paris")})
+
+    def clocked(request: Request) -> Reply:
+        times.append(time.monotonic())
+        return script(request)
+
+    data = [{"id": str(i), "output": f"Paris is big {i}.", "context": ["Paris is big."]} for i in range(8)]
+    with FakeOpenAIServer(clocked, record=False) as srv:
+        scorer = create_faithfulness_scorer(Judge("fake", base_url=srv.base_url, api_key="k"))
+        result = run_evals(data, scorer, store=None, quiet=True, concurrency=16,
+                           rate_limit=RateLimit(requests_per_minute=600))  # fmt: skip
+    assert result.summary.failed_items == 0 and len(times) >= 16
+    times.sort()
+    assert all(later - first >= 1.0 for first, later in zip(times, times[11:], strict=False))  # <= 11 in any 1 s
+    assert (len(times) - 1) / (times[-1] - times[0]) <= 10 * 1.05
+
+
+def test_rate_limit_must_be_a_rate_limit() -> None:
+    scorer = create_faithfulness_scorer(Judge("fake", base_url="http://127.0.0.1:9", api_key="k"))
+    with pytest.raises(TypeError, match="rate_limit must be a troth.RateLimit"):
+        run_evals([{"output": "x"}], scorer, store=None, rate_limit=600)  # type: ignore[arg-type]
