@@ -78,5 +78,5 @@ def test_a_local_run_keeps_to_the_rate_limit_over_real_http() -> None:
 
 def test_rate_limit_must_be_a_rate_limit() -> None:
     scorer = create_faithfulness_scorer(Judge("fake", base_url="http://127.0.0.1:9", api_key="k"))
-    with pytest.raises(TypeError, match="rate_limit must be a troth.RateLimit"):
+    with pytest.raises(TypeError, match=r"rate_limit must be a troth\.RateLimit"):
         run_evals([{"output": "x"}], scorer, store=None, rate_limit=600)  # type: ignore[arg-type]

@@ -87,3 +87,15 @@ def test_errors_are_one_line(tmp_path: Path) -> None:
         ["models", "list", "--help"],
     ):
         assert troth(*args, cwd=tmp_path).returncode == 0
+
+
+def test_eval_on_a_ray_cluster_with_a_rate_limit(data_file: Path, server: FakeOpenAIServer, tmp_path: Path) -> None:
+    pytest.importorskip("ray")  # tests/engines fails instead when TROTH_REQUIRE_RAY=1
+    store = tmp_path / "s.db"
+    args = ["--model", "m", "--base-url", server.base_url, "--store", str(store), "--out", "rows.jsonl", "-q"]
+    proc = troth("eval", str(data_file), *args, "--engine", "ray", "--workers", "1", "--rpm", "600", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    assert sorted((r["item_id"], r["score"]) for r in rows) == [("bad", 0.5), ("good", 1.0)]
+    missing = troth("eval", "nope.jsonl", *args, "--engine", "ray", cwd=tmp_path)
+    assert missing.returncode == 2 and missing.stderr == "error: cannot read nope.jsonl: no such file or folder\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -21,11 +22,18 @@ if TYPE_CHECKING:
     from troth.evals import EvalResult
 
 
+class Engine(StrEnum):
+    local = "local"
+    ray = "ray"
+
+
 def eval_command(
-    data: Annotated[Path, typer.Argument(help="Items: a .jsonl or .csv file (input/output/context/id).")],
+    data: Annotated[
+        Path, typer.Argument(help="Items: .jsonl or .csv (with --engine ray: .jsonl, .parquet, a Parquet folder).")
+    ],
     model: Annotated[str, typer.Option(help="Judge: 'provider/model' or 'local'.")] = "local",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server (then --model is its name).")] = None,
-    concurrency: Annotated[int, typer.Option(help="Judge calls in flight at most.")] = 8,
+    concurrency: Annotated[int, typer.Option(help="Judge calls in flight at most (Ray: per worker).")] = 8,
     eval_id: Annotated[str | None, typer.Option(help="Name of the evaluation; reuse it to resume.")] = None,
     report: Annotated[Path | None, typer.Option(help="Write a self-contained HTML report here.")] = None,
     out: Annotated[Path | None, typer.Option(help="Write one JSON line per item and scorer here.")] = None,
@@ -39,11 +47,22 @@ def eval_command(
     no_store: Annotated[bool, typer.Option("--no-store", help="Keep nothing.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not replay cached judge calls.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    engine: Annotated[
+        Engine, typer.Option(help="Where items are scored: this process, or a Ray cluster (troth[ray]).")
+    ] = Engine.local,
+    ray_address: Annotated[
+        str | None, typer.Option(help="Ray cluster to join ('auto', 'ray://host:10001'); default: start one.")
+    ] = None,
+    workers: Annotated[int, typer.Option(help="Ray: scoring actors.")] = 2,
+    rpm: Annotated[float | None, typer.Option(help="Provider limit: requests per minute, for the whole run.")] = None,
+    tpm: Annotated[float | None, typer.Option(help="Provider limit: tokens per minute, for the whole run.")] = None,
 ) -> None:
     """Score every item of DATA for faithfulness."""
+    from troth.engines import RayEngine
     from troth.evals import run_evals
     from troth.evals.runner import new_eval_id
     from troth.judges.judge import Judge
+    from troth.ratelimit import RateLimit
     from troth.report.html import write_html
     from troth.scorers.faithfulness import create_faithfulness_scorer
 
@@ -51,6 +70,7 @@ def eval_command(
     with one_line_errors(), _resumable(eval_id, kept=not no_store):
         judge = Judge(model, base_url=base_url) if base_url else Judge(model)
         scorer = create_faithfulness_scorer(judge, scale=scale)
+        on_ray = RayEngine(ray_address, workers, concurrency) if engine is Engine.ray else None
         result = run_evals(
             data,
             [{"scorer": scorer, "threshold": threshold}],
@@ -59,6 +79,8 @@ def eval_command(
             store=None if no_store else (store or True),
             cache=not no_cache,
             quiet=quiet,
+            rate_limit=RateLimit(rpm, tpm) if rpm or tpm else None,
+            engine=on_ray,
         )
     console = Console()
     _print_summary(console, result, scorer.id)

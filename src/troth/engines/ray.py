@@ -69,14 +69,15 @@ class RayEngine:
     async def run(self, job: EvalJob) -> list[ItemResult]:
         """Every item of ``job`` scored on the cluster; records saved here as outcomes arrive."""
         ray = import_ray()
+        source = Source.of(job.data, job.target)
         started_here = self._connect(ray)
         pace = None
         try:
-            dataset, source, total = read_dataset(ray, job.data, job.target)
             done = job.store.completed(job.eval_id) if job.store is not None else {}
             if job.rate_limit is not None:
                 pace = ray.remote(num_cpus=0)(Pace).remote(job.rate_limit)
-            scored = self._map(ray, dataset, job, source, frozenset(done), RayPacer(pace) if pace else None)
+            scored = self._map(ray, source, job, frozenset(done), RayPacer(pace) if pace else None)
+            total = len(source.items) if source.items is not None else None
             return await Collector(job, done, total).collect(scored)
         finally:
             if pace is not None:
@@ -96,36 +97,52 @@ class RayEngine:
         ray.init(**options)
         return True
 
-    def _map(self, ray: Any, dataset: Any, job: EvalJob, source: str, done: frozenset[tuple[str, str]],
+    def _map(self, ray: Any, source: Source, job: EvalJob, done: frozenset[tuple[str, str]],
              pacer: RayPacer | None) -> Any:  # fmt: skip
-        spec = WorkerSpec(job.entries, job.target, job.eval_id, self.concurrency_per_worker, source)
+        spec = WorkerSpec(job.entries, job.target, job.eval_id, self.concurrency_per_worker, source.kind)
         try:
             blob = ray.cloudpickle.dumps(spec)
         except Exception as exc:
             raise TypeError(f"the scorers and target must pickle to run on Ray ({type(exc).__name__}: {exc})") from exc
-        return dataset.map_batches(
+        return source.dataset(ray).map_batches(
             ScoreWorker, fn_constructor_args=(blob, done, pacer), compute=ray.data.ActorPoolStrategy(size=self.workers),
             batch_size=self.batch_size or 2 * self.concurrency_per_worker, batch_format="pyarrow",
             num_cpus=self.cpus_per_worker,
         )  # fmt: skip  (Ray Data restarts a dead actor and retries its batch by default)
 
 
-def read_dataset(ray: Any, data: Any, target: Any) -> tuple[Any, str, int | None]:
-    """A Ray Dataset of ``data``, how its rows are encoded, and the item count when known."""
-    if isinstance(data, (str, Path)):
-        path = str(data)
-        if "://" not in path and not Path(path).exists():
-            raise FileNotFoundError(f"{path}: no such file or folder")
-        if path.endswith(".jsonl"):
-            return ray.data.read_text(path), JSONL, None
-        if path.endswith(".parquet") or Path(path).is_dir():
-            return ray.data.read_parquet(path), TABLE, None
-        raise ValueError(f"{path}: the Ray engine reads .jsonl files and Parquet files or folders")
-    items = load_items(data)
-    missing = next((it["id"] for it in items if it["output"] is None), None)
-    if target is None and missing is not None:
-        raise ValueError(f"item {missing!r} has no 'output' and no target was given to produce one")
-    return ray.data.from_items([{"row": pickle.dumps(it)} for it in items]), ROWS, len(items)
+@dataclass(frozen=True)
+class Source:
+    """Where a Ray run's rows come from: a file or folder read on the cluster, or checked items."""
+
+    kind: str  # worker.JSONL, worker.TABLE or worker.ROWS
+    path: str | None = None
+    items: list[dict[str, Any]] | None = None
+
+    @classmethod
+    def of(cls, data: Any, target: Any) -> Source:
+        """``data`` checked before any cluster starts (a missing file, a bad row, no target)."""
+        if isinstance(data, (str, Path)):
+            path = str(data)
+            if "://" not in path and not Path(path).exists():
+                raise ValueError(f"cannot read {path}: no such file or folder")
+            if path.endswith(".jsonl"):
+                return cls(JSONL, path)
+            if path.endswith(".parquet") or Path(path).is_dir():
+                return cls(TABLE, path)
+            raise ValueError(f"{path}: the Ray engine reads .jsonl files and Parquet files or folders")
+        items = load_items(data)
+        missing = next((it["id"] for it in items if it["output"] is None), None)
+        if target is None and missing is not None:
+            raise ValueError(f"item {missing!r} has no 'output' and no target was given to produce one")
+        return cls(ROWS, items=items)
+
+    def dataset(self, ray: Any) -> Any:
+        if self.kind == JSONL:
+            return ray.data.read_text(self.path)
+        if self.kind == TABLE:
+            return ray.data.read_parquet(self.path)
+        return ray.data.from_items([{"row": pickle.dumps(it)} for it in self.items or []])
 
 
 class RayPacer:
