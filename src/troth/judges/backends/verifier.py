@@ -92,7 +92,7 @@ def load_session(model: VerifierModel) -> tuple[Any, Any]:
             ort, tokenizers = _import_runtime()
             check_files(model)
             options = ort.SessionOptions()
-            options.intra_op_num_threads = max(1, min(os.cpu_count() or 1, 4))
+            options.intra_op_num_threads = threads()
             options.inter_op_num_threads = 1
             cpu = ["CPUExecutionProvider"]
             try:
@@ -104,6 +104,14 @@ def load_session(model: VerifierModel) -> tuple[Any, Any]:
             tokenizer.enable_padding()
             _sessions[model.path] = (session, tokenizer)
         return _sessions[model.path]
+
+
+def threads() -> int:
+    """Threads for one session: the CPUs granted to this process ($OMP_NUM_THREADS, as Ray sets
+    for its workers), else the machine's; at most 4."""
+    granted = os.environ.get("OMP_NUM_THREADS", "")
+    count = int(granted) if granted.isdigit() and int(granted) > 0 else (os.cpu_count() or 1)
+    return max(1, min(count, 4))
 
 
 def _import_runtime() -> tuple[Any, Any]:
