@@ -62,6 +62,9 @@ class Recorder:
     def completed(self, eval_id: str) -> dict[tuple[str, str], RunRecord]:
         return {}
 
+    def flush(self) -> None:
+        return None
+
 
 class WorkerRun(EvalRun):
     """The local run's item handling, with what is already done given as keys by the driver."""

@@ -10,6 +10,7 @@ saved to the store as it finishes, judge calls are cached there, and a re-run wi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import time
@@ -312,6 +313,13 @@ async def arun_evals(
     started_at = time.perf_counter()
     try:
         results = await (engine.run(job) if engine is not None else run_local(job, items or [], cache=cache))
+        if kept is not None:
+            kept.flush()
+    except BaseException:
+        if kept is not None:  # interrupted: what was scored is written, for a resume
+            with contextlib.suppress(Exception):
+                kept.flush()
+        raise
     finally:
         for judge in judges:
             await judge.aclose()

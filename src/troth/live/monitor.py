@@ -183,6 +183,11 @@ class Monitor:
                 if left is not None and left <= 0:
                     return False
                 self._done.wait(left)
+        if self.store is not None:
+            try:
+                self.store.flush()
+            except Exception as exc:  # the app never sees a store's failure
+                log.warning("troth monitor could not write the store: %s: %s", type(exc).__name__, exc)
         return True
 
     def stats(self) -> MonitorStats:

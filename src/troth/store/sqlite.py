@@ -14,13 +14,12 @@ import json
 import os
 import sqlite3
 import threading
-from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
 from troth.errors import ConfigError
-from troth.secrets import redact
 from troth.store.base import RunRecord, now
+from troth.store.rows import COLUMNS, from_row, storable, to_row
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     (
@@ -71,10 +70,6 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         """,
     ),
 )
-
-_JSON_FIELDS = {"input", "output", "context", "claims", "verdicts", "prompts", "usage", "result"}
-_COLUMNS = [f.name for f in fields(RunRecord)]
-
 
 class SQLiteStore:
     """Runs and the judge-call cache in one SQLite file."""
@@ -129,10 +124,9 @@ class SQLiteStore:
                 raise
 
     def save_run(self, record: RunRecord) -> None:
-        data = asdict(record)
-        values = tuple(_storable(data[c], json_field=c in _JSON_FIELDS) for c in _COLUMNS)
-        placeholders = ", ".join("?" for _ in _COLUMNS)
-        insert = (f"INSERT OR REPLACE INTO runs ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values)
+        values = tuple(to_row(record).values())
+        placeholders = ", ".join("?" for _ in COLUMNS)
+        insert = (f"INSERT OR REPLACE INTO runs ({', '.join(COLUMNS)}) VALUES ({placeholders})", values)
         if record.eval_id is None or record.item_id is None:
             self._write(insert)
             return
@@ -140,15 +134,11 @@ class SQLiteStore:
         self._write((earlier, (record.eval_id, record.item_id, record.scorer_id, record.run_id)), insert)
 
     def _record(self, row: sqlite3.Row | tuple[Any, ...]) -> RunRecord:
-        data = dict(zip(_COLUMNS, row, strict=True))
-        for c in _JSON_FIELDS:
-            if data[c] is not None:
-                data[c] = json.loads(data[c])
-        return RunRecord(**data)
+        return from_row(dict(zip(COLUMNS, row, strict=True)))
 
     def _select(self, where: str = "", params: tuple[Any, ...] = (), tail: str = "") -> list[RunRecord]:
         with self._lock:
-            rows = self._conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM runs {where} {tail}", params).fetchall()
+            rows = self._conn.execute(f"SELECT {', '.join(COLUMNS)} FROM runs {where} {tail}", params).fetchall()
         return [self._record(r) for r in rows]
 
     def get_run(self, run_id: str) -> RunRecord | None:
@@ -178,27 +168,12 @@ class SQLiteStore:
         return json.loads(row[0]) if row else None
 
     def cache_put(self, key: str, model: str, value: dict[str, Any]) -> None:
-        row = (key, model, _storable(value, json_field=True), now())
+        row = (key, model, storable(value, json_field=True), now())
         self._write(("INSERT OR REPLACE INTO judge_cache VALUES (?, ?, ?, ?)", row))
+
+    def flush(self) -> None:
+        """Nothing to do: every write is committed as it is made."""
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
-
-
-def _storable(value: Any, *, json_field: bool) -> Any:
-    """A column value: JSON text for JSON fields; secrets redacted; UTF-8-safe."""
-    if json_field:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    elif isinstance(value, str):
-        text = value
-    else:
-        return value
-    text = redact(text)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: JSON escapes them losslessly, plain text is escaped
-        text = json.dumps(value, ensure_ascii=True, default=str) if json_field else text.encode(
-            "utf-8", "backslashreplace").decode("utf-8")  # fmt: skip
-        text = redact(text)
-    return text

@@ -1,0 +1,106 @@
+"""Runs as Parquet files in a folder, for runs too large for one SQLite file.
+
+Records are buffered and written in parts of ``rows_per_file`` rows, each part written whole
+under a temporary name and then renamed, so a reader never sees half a part and a crash loses
+at most the buffer (which a resume scores again). A run saved again for the same (evaluation,
+item, scorer) adds a row; readers take the newest (``finished_at``), as :meth:`completed` does.
+There is no judge-call cache. Needs pyarrow (``troth[ray]`` brings it).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+from troth.errors import MissingDependencyError
+from troth.store.base import RunRecord
+from troth.store.rows import COLUMNS, NUMBER_FIELDS, from_row, to_row
+
+INSTALL = 'pip install pyarrow (or "troth[ray]")'
+
+
+def _pyarrow() -> tuple[Any, Any]:
+    try:
+        import pyarrow
+        import pyarrow.parquet
+    except ImportError as exc:
+        raise MissingDependencyError("pyarrow", INSTALL) from exc
+    return pyarrow, pyarrow.parquet
+
+
+class ParquetStore:
+    """``run_evals(..., store=ParquetStore("runs.parquet"))``: one folder of ``part-*.parquet``."""
+
+    def __init__(self, folder: str | os.PathLike[str], *, rows_per_file: int = 1000) -> None:
+        if isinstance(rows_per_file, bool) or not isinstance(rows_per_file, int) or rows_per_file < 1:
+            raise ValueError(f"rows_per_file must be a positive integer, not {rows_per_file!r}")
+        self.pa, self.pq = _pyarrow()
+        self.folder, self.rows_per_file = Path(folder), rows_per_file
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.prefix, self.parts = uuid.uuid4().hex[:8], 0
+        self.buffer: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+        columns = [(c, self.pa.float64() if c in NUMBER_FIELDS else self.pa.string()) for c in COLUMNS]
+        self.schema = self.pa.schema(columns)
+
+    def save_run(self, record: RunRecord) -> None:
+        with self.lock:
+            self.buffer.append(to_row(record))
+            if len(self.buffer) >= self.rows_per_file:
+                self._write_part()
+
+    def flush(self) -> None:
+        """Write what is buffered as one part."""
+        with self.lock:
+            self._write_part()
+
+    def _write_part(self) -> None:
+        if not self.buffer:
+            return
+        name = f"part-{self.prefix}-{self.parts:05d}.parquet"
+        tmp = self.folder / f".{name}.tmp"
+        self.pq.write_table(self.pa.Table.from_pylist(self.buffer, schema=self.schema), tmp)
+        os.replace(tmp, self.folder / name)
+        self.parts += 1
+        self.buffer = []
+
+    def records(self) -> list[RunRecord]:
+        """Every record: the written parts, then the buffer."""
+        rows: list[dict[str, Any]] = []
+        for path in sorted(self.folder.glob("part-*.parquet")):
+            rows += self.pq.read_table(path).to_pylist()
+        with self.lock:
+            rows += list(self.buffer)
+        return [from_row(r) for r in rows]
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        return next((r for r in self.records() if r.run_id == run_id), None)
+
+    def list_runs(
+        self, *, eval_id: str | None = None, limit: int = 50, source: str | None = None, since: str | None = None
+    ) -> list[RunRecord]:
+        """Newest first; filtered as :meth:`SQLiteStore.list_runs` filters."""
+        found = [
+            r for r in self.records()
+            if eval_id in (None, r.eval_id) and source in (None, r.source) and (since or "") <= (r.finished_at or "")
+        ]  # fmt: skip
+        return sorted(found, key=lambda r: r.finished_at or "", reverse=True)[:limit]
+
+    def completed(self, eval_id: str) -> dict[tuple[str, str], RunRecord]:
+        newest: dict[tuple[str, str], RunRecord] = {}
+        for r in sorted(self.list_runs(eval_id=eval_id, limit=2**62), key=lambda r: r.finished_at or ""):
+            newest[(str(r.item_id), r.scorer_id)] = r
+        return {key: r for key, r in newest.items() if r.error is None}
+
+    def cache_get(self, key: str) -> dict[str, Any] | None:
+        return None  # no judge-call cache in Parquet
+
+    def cache_put(self, key: str, model: str, value: dict[str, Any]) -> None:
+        return None
+
+    def close(self) -> None:
+        self.flush()
+

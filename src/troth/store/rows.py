@@ -1,0 +1,48 @@
+"""A run record as a flat row and back: JSON text for nested fields, secrets redacted, UTF-8-safe
+(one encoding for every store: SQLite columns, Parquet columns)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, fields
+from typing import Any
+
+from troth.secrets import redact
+from troth.store.base import RunRecord
+
+JSON_FIELDS = frozenset({"input", "output", "context", "claims", "verdicts", "prompts", "usage", "result"})
+NUMBER_FIELDS = frozenset({"score", "latency_s", "cost_usd"})
+COLUMNS = [f.name for f in fields(RunRecord)]
+
+
+def to_row(record: RunRecord) -> dict[str, Any]:
+    """Column name → stored value, in ``COLUMNS`` order."""
+    data = asdict(record)
+    return {c: storable(data[c], json_field=c in JSON_FIELDS) for c in COLUMNS}
+
+
+def from_row(row: dict[str, Any]) -> RunRecord:
+    """The record a stored row holds."""
+    data: dict[str, Any] = {c: row.get(c) for c in COLUMNS}
+    for c in JSON_FIELDS:
+        if data[c] is not None:
+            data[c] = json.loads(data[c])
+    return RunRecord(**data)
+
+
+def storable(value: Any, *, json_field: bool) -> Any:
+    """A column value: JSON text for JSON fields; secrets redacted; UTF-8-safe."""
+    if json_field:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    elif isinstance(value, str):
+        text = value
+    else:
+        return value
+    text = redact(text)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: JSON escapes them losslessly, plain text is escaped
+        text = json.dumps(value, ensure_ascii=True, default=str) if json_field else text.encode(
+            "utf-8", "backslashreplace").decode("utf-8")  # fmt: skip
+        text = redact(text)
+    return text
