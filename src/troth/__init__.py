@@ -35,6 +35,7 @@ from troth.scorers import (
     create_hallucination_scorer,
     create_scorer,
 )
+from troth.store import ParquetStore
 from troth.types import Evidence, ScoreResult, ScorerRun, StepUsage, Verdict, Verdicts
 
 __version__ = "0.1.0"
@@ -63,6 +64,7 @@ __all__ = [
     "Monitor",
     "MonitorStats",
     "OutputTooLongError",
+    "ParquetStore",
     "PromptStep",
     "RateLimit",
     "RayEngine",

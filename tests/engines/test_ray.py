@@ -205,3 +205,12 @@ def test_engine_settings_are_checked() -> None:
     with pytest.raises(TypeError, match="engine must be an engine"):
         judge = Judge("fake", base_url="http://127.0.0.1:9", api_key="k")
         run_evals([{"output": "x"}], create_faithfulness_scorer(judge), engine="ray", store=None)  # type: ignore[arg-type]
+
+
+def test_a_ray_run_can_write_parquet(ray_cluster: Any, server: FakeOpenAIServer, tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    folder = tmp_path / "runs.parquet"
+    result = run_evals(dataset(40), scorer(server), store=str(folder), quiet=True, engine=RayEngine(workers=2))
+    table = pq.read_table(folder)
+    assert table.num_rows == 40 and len(set(table.column("item_id").to_pylist())) == 40
+    assert sum(table.column("score").to_pylist()) / 40 == result.scores["faithfulness"] == pytest.approx(0.375)

@@ -17,8 +17,8 @@ from troth.cli.app import one_line_errors
 from troth.cli.render import claims_table, safe
 from troth.prices import format_usd
 from troth.secrets import redact
+from troth.store import ParquetStore, SQLiteStore, Store
 from troth.store.base import DEFAULT_PATH, ENV_STORE
-from troth.store.sqlite import SQLiteStore
 
 runs_app = typer.Typer(help="Saved scorer runs.", no_args_is_help=True)
 
@@ -46,8 +46,11 @@ def since_time(value: str | None) -> str | None:
         raise ValueError(f"--since must be a duration such as 30m, 2h or 7d, or an ISO time, not {value!r}") from None
 
 
-def open_existing(store: Path | None) -> SQLiteStore:
+def open_existing(store: Path | None) -> Store:
+    """The SQLite file, or the folder of Parquet parts (a ``.parquet`` path), that must exist."""
     path = store or Path(os.environ.get(ENV_STORE) or DEFAULT_PATH)
+    if path.suffix == ".parquet" and path.is_dir():
+        return ParquetStore(path)
     if not path.is_file():
         raise ValueError(f"no store at {path}: run an evaluation first, or pass --store")
     return SQLiteStore(path)
