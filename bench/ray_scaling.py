@@ -8,8 +8,9 @@ call): items/s of each engine on the same items, and Ray's added wall time per i
 local runner at the same judge calls in flight (``--concurrency``; with 2 workers each worker
 has that many, so it is also shown against the local runner at twice as many). Part 2, the
 offline verifier (CPU-bound, one CPU per worker): claims/s with 1 and 2 workers and the local
-runner. Rounds run the engines in turn; the figures are medians over rounds. The cluster starts
-once (its start time is reported apart). Writes JSON and Markdown to bench/results/.
+runner. Part 3: records/s the driver saves into SQLite and Parquet (a cluster's ceiling).
+Rounds run the engines in turn; the figures are medians over rounds. The cluster starts once
+(its start time is reported apart). Writes JSON and Markdown to bench/results/.
 """
 
 from __future__ import annotations
@@ -21,13 +22,16 @@ import logging
 import os
 import platform
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from bench.common import DATA_DIR, RESULTS, fmt, table, write_results
 from troth import EvalResult, Judge, RayEngine, create_faithfulness_scorer, run_evals
 from troth.scorers.base import Scorer
+from troth.store import ParquetStore, RunRecord, SQLiteStore
 from troth.testing import FakeOpenAIServer
 from troth.testing.server import Reply, Request, ScriptedJudge
 
@@ -98,6 +102,20 @@ def part(name: str, make: Callable[[], Scorer], items: list[dict[str, Any]], arg
     return out
 
 
+def ingest(n: int, tmp: Path) -> dict[str, float]:
+    """Records/s this process can save (what caps a cluster's throughput: the driver saves every record)."""
+    result = create_faithfulness_scorer("local").run("q", "Paris is big. Rome is small.", context=["Paris is big."])
+    records = [RunRecord.from_result(result, run_id=f"r{i}", eval_id="e", item_id=str(i)) for i in range(n)]
+    out = {}
+    for name, store in (("sqlite", SQLiteStore(tmp / "i.db")), ("parquet", ParquetStore(tmp / "i.parquet"))):
+        clock = time.perf_counter()
+        for record in records:
+            store.save_run(record)
+        store.close()
+        out[name] = n / (time.perf_counter() - clock)
+    return out
+
+
 def with_delay(delay: float) -> Callable[[Request], Reply]:
     script = ScriptedJudge(verdicts={"paris": ("yes", "Paris is big")}, default=("no", ""))
 
@@ -127,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     report["verifier"] = part("verifier", lambda: create_faithfulness_scorer("local"),
                               verifier_items(args.verifier_items), args, verifier=True)  # fmt: skip
     write_results(stem, report, markdown(report))
+    with tempfile.TemporaryDirectory() as tmp:
+        report["ingest_records_per_s"] = ingest(args.ingest, Path(tmp))
+    write_results(stem, report, markdown(report))
     ray.shutdown()
     print(markdown(report))
     return 0
@@ -155,6 +176,10 @@ def markdown(report: dict[str, Any]) -> str:
                 for k, v in report["verifier"].items()]  # fmt: skip
         lines += table(["engine", "wall s", "fixed s (2-item run)", "claims", "claims/s", "claims/s past the fixed"],
                        rows)  # fmt: skip
+    if "ingest_records_per_s" in report:
+        rates = report["ingest_records_per_s"]
+        lines += ["", f"## Records saved per second by the driver ({a['ingest']} records, one at a time)", ""]
+        lines += table(["store", "records/s"], [[k, fmt(v, 0)] for k, v in rates.items()])
     return "\n".join(lines) + "\n"
 
 
@@ -165,10 +190,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--delay", type=float, default=0.05, help="seconds per judge call")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--ingest", type=int, default=5000, help="records saved to measure the driver's store")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
-        args.items, args.verifier_items, args.rounds = 60, 20, 1
+        args.items, args.verifier_items, args.rounds, args.ingest = 60, 20, 1, 200
     return args
 
 

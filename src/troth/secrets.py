@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 
 MIN_SECRET_CHARS = 8
 REDACTED = "[REDACTED]"
@@ -24,16 +25,18 @@ def remember(secret: str | None) -> None:
             _known.add(secret)
 
 
-def _secrets() -> list[str]:
+def known() -> list[str]:
+    """Every secret to remove now (registered keys and ``*_API_KEY`` values), longest first; pass
+    it to :func:`redact` when redacting many texts at once (the environment is read once)."""
     from_env = (v for k, v in os.environ.items() if k.endswith("_API_KEY") and len(v) >= MIN_SECRET_CHARS)
     with _lock:
         found = _known | set(from_env)
     return sorted(found, key=len, reverse=True)  # a key that contains another goes first
 
 
-def redact(text: str) -> str:
-    """``text`` with every known secret replaced by ``[REDACTED]``."""
-    for secret in _secrets():
+def redact(text: str, secrets: Sequence[str] | None = None) -> str:
+    """``text`` with every known secret (or every one of ``secrets``) replaced by ``[REDACTED]``."""
+    for secret in known() if secrets is None else secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
     return text
@@ -41,4 +44,4 @@ def redact(text: str) -> str:
 
 def contains_secret(text: str) -> bool:
     """True when ``text`` holds a known secret."""
-    return any(secret in text for secret in _secrets())
+    return any(secret in text for secret in known())

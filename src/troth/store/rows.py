@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, fields
+from collections.abc import Sequence
+from dataclasses import fields
 from typing import Any
 
-from troth.secrets import redact
+from troth.secrets import known, redact
 from troth.store.base import RunRecord
 
 JSON_FIELDS = frozenset({"input", "output", "context", "claims", "verdicts", "prompts", "usage", "result"})
@@ -17,8 +18,8 @@ COLUMNS = [f.name for f in fields(RunRecord)]
 
 def to_row(record: RunRecord) -> dict[str, Any]:
     """Column name → stored value, in ``COLUMNS`` order."""
-    data = asdict(record)
-    return {c: storable(data[c], json_field=c in JSON_FIELDS) for c in COLUMNS}
+    data, secrets = {c: getattr(record, c) for c in COLUMNS}, known()  # JSON text below: no deep copy needed
+    return {c: storable(data[c], json_field=c in JSON_FIELDS, secrets=secrets) for c in COLUMNS}
 
 
 def from_row(row: dict[str, Any]) -> RunRecord:
@@ -30,19 +31,19 @@ def from_row(row: dict[str, Any]) -> RunRecord:
     return RunRecord(**data)
 
 
-def storable(value: Any, *, json_field: bool) -> Any:
-    """A column value: JSON text for JSON fields; secrets redacted; UTF-8-safe."""
+def storable(value: Any, *, json_field: bool, secrets: Sequence[str] | None = None) -> Any:
+    """A column value: JSON text for JSON fields; secrets (default: all known) redacted; UTF-8-safe."""
     if json_field:
         text = json.dumps(value, ensure_ascii=False, default=str)
     elif isinstance(value, str):
         text = value
     else:
         return value
-    text = redact(text)
+    text = redact(text, secrets)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates: JSON escapes them losslessly, plain text is escaped
         text = json.dumps(value, ensure_ascii=True, default=str) if json_field else text.encode(
             "utf-8", "backslashreplace").decode("utf-8")  # fmt: skip
-        text = redact(text)
+        text = redact(text, secrets)
     return text
