@@ -1,15 +1,17 @@
 """What a Monitor adds to a watched endpoint, and whether it keeps up.
 
-    python -m bench.live_latency                # 3 x 2 rounds of 10 s at 50 req/s, then 60 s at 0.1
+    python -m bench.live_latency                # 3 x 5 rounds of 10 s at 50 req/s, then 60 s at 0.1
     python -m bench.live_latency --quick        # 2 s rounds, 10 s soak
 
-The example app (examples/live_app.py) runs on uvicorn on loopback three ways — without a
-monitor, sampling 1.0, sampling 0.1 — against a loopback model server (the agent's model answers
-in ``--model-latency`` s, the judge in ``--judge-latency`` s). The model server, the app and the
-load generator are three processes, so that only the monitor shares the app's interpreter.
-Open-loop load at ``--rate`` requests/s; the configurations alternate in rounds, side by side. Reported: p50 and
-p99 latency of the endpoint per configuration and what the monitor adds to each; then a soak at
-sampling 0.1: calls dropped, sampled calls not stored after the flush (lost), and RSS over time.
+The example app (examples/live_app.py) runs on uvicorn on loopback five ways (without a
+monitor; sampling 1.0 and 0.1 with the monitor scoring in a thread; the same in a process)
+against a loopback model server (the agent's model answers in ``--model-latency`` s, the judge
+in ``--judge-latency`` s). The model server, the app and the load generator are three
+processes, so that only the monitor shares the app's interpreter. Open-loop load at ``--rate``
+requests/s; the configurations alternate in rounds, side by side. Reported: p50 and p99 latency
+of the endpoint per configuration and what the monitor adds to each; then a soak at sampling
+0.1 (``--soak-isolate``, default process): calls dropped, sampled calls not stored after the
+flush (lost), and the RSS of the app and its children over time.
 """
 
 from __future__ import annotations
@@ -107,7 +109,7 @@ def child(argv: list[str]) -> int:
             sys.stdin.read()  # until the parent closes our stdin
         return 0
     sampling = None if args.sampling == "none" else float(args.sampling)
-    with serve(make_app(args.models, sampling, Path(args.db))) as url:
+    with serve(make_app(args.models, sampling, Path(args.db), args.isolate)) as url:
         print(url, flush=True)
         sys.stdin.read()
     return 0
@@ -136,6 +138,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--soak-s", type=float, default=60.0)
     parser.add_argument("--model-latency", type=float, default=0.02)
     parser.add_argument("--judge-latency", type=float, default=0.3)
+    parser.add_argument("--soak-isolate", choices=["thread", "process"], default="process")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -143,7 +146,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     if args.child:
         args.role, rest = args.child[0], args.child[1:]
         if args.role == "app":
-            args.models, args.sampling, args.db = rest
+            args.models, args.sampling, args.db, args.isolate = rest
     if args.quick:
         args.round_s, args.rounds, args.soak_s = 2.0, 1, 10.0
     return args
@@ -165,19 +168,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def make_app(models: str, sampling: float | None, db: Path) -> Any:
+def make_app(models: str, sampling: float | None, db: Path, isolate: str) -> Any:
     judge = Judge("judge", base_url=models, api_key="x", timeout=10) if sampling is not None else None
     return create_app(agent_base_url=models, agent_model="agent-model", judge=judge, sampling=sampling or 1.0,
-                      store=db)  # fmt: skip
+                      store=db, isolate="process" if isolate == "process" else "thread")  # fmt: skip
 
 
 def side_by_side(args: argparse.Namespace, models: str, tmp: Path) -> dict[str, Any]:
-    configs = {"no monitor": "none", "sampling 1.0": "1.0", "sampling 0.1": "0.1"}
+    configs = {"no monitor": ("none", "thread"), "thread, sampling 1.0": ("1.0", "thread"),
+               "thread, sampling 0.1": ("0.1", "thread"), "process, sampling 1.0": ("1.0", "process"),
+               "process, sampling 0.1": ("0.1", "process")}  # fmt: skip
     latencies: dict[str, list[float]] = {name: [] for name in configs}
     p99s: dict[str, list[float]] = {name: [] for name in configs}
     for r in range(args.rounds):
-        for name, sampling in configs.items():
-            with process("app", models, sampling, str(tmp / f"{r}-{sampling}.db"), args=args) as (url, _):
+        for name, (sampling, isolate) in configs.items():
+            db = str(tmp / f"{r}-{sampling}-{isolate}.db")
+            with process("app", models, sampling, db, isolate, args=args) as (url, _):
                 asyncio.run(load(url, args.rate, 1.0))  # warm-up (connections, imports, first judge calls): dropped
                 got = asyncio.run(load(url, args.rate, args.round_s))
             latencies[name] += got
@@ -197,13 +203,13 @@ def side_by_side(args: argparse.Namespace, models: str, tmp: Path) -> dict[str, 
 
 def soak(args: argparse.Namespace, models: str, db: Path) -> dict[str, Any]:
     samples: list[tuple[float, float]] = []
-    with process("app", models, "0.1", str(db), args=args) as (url, proc):
+    with process("app", models, "0.1", str(db), args.soak_isolate, args=args) as (url, proc):
         stop = threading.Event()
 
         def sample() -> None:
             started = time.monotonic()
             while not stop.wait(2.0):
-                samples.append((round(time.monotonic() - started, 1), round(rss_mb(proc.pid), 1)))
+                samples.append((round(time.monotonic() - started, 1), round(tree_rss_mb(proc.pid), 1)))
 
         threading.Thread(target=sample, daemon=True).start()
         latencies = asyncio.run(load(url, args.rate, args.soak_s))
@@ -213,6 +219,13 @@ def soak(args: argparse.Namespace, models: str, db: Path) -> dict[str, Any]:
         stored = conn.execute("SELECT count(*) FROM runs WHERE source = 'live'").fetchone()[0]
     return {"requests": len(latencies), **stats, "stored": stored, "lost": stats["sampled"] - stored,
             "p99_ms": pct(latencies, 0.99), "rss_mb": samples}  # fmt: skip
+
+
+def tree_rss_mb(pid: int) -> float:
+    """RSS of a process and its children (a monitor's scoring process is the app's child)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    kids = children.read_text().split() if children.exists() else []
+    return rss_mb(pid) + sum(rss_mb(int(k)) for k in kids)
 
 
 def drained_stats(url: str, timeout: float = 60.0) -> dict[str, Any]:
@@ -235,9 +248,10 @@ def markdown(report: dict[str, Any]) -> str:
         f"Live monitor, {report['date']}, {report['machine']}: {s['rate']:g} req/s, model {s['model_latency']:g} s, "
         f"judge {s['judge_latency']:g} s, {s['rounds']} round(s) of {s['round_s']:g} s per configuration.",
         "", *table(["configuration", *cols], rows), "",
-        f"Soak at sampling 0.1, {s['soak_s']:g} s: {soak['requests']} requests, {soak['sampled']} sampled, "
+        f"Soak at sampling 0.1 ({s['soak_isolate']}), {s['soak_s']:g} s: {soak['requests']} requests, "
+        f"{soak['sampled']} sampled, "
         f"{soak['dropped']} dropped, {soak['stored']} stored, {soak['lost']} lost, {soak['failed']} failed; "
-        f"RSS {rss[0] if rss else '-'} -> {rss[-1] if rss else '-'} MB "
+        f"RSS of the app and its children {rss[0] if rss else '-'} -> {rss[-1] if rss else '-'} MB "
         f"(min {min(rss, default=0)}, max {max(rss, default=0)}).",
     ]  # fmt: skip
     return "\n".join(lines) + "\n"

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
-from typing import Any
+from typing import Any, Literal
 
 import openai
 from starlette.applications import Starlette
@@ -52,14 +52,12 @@ def create_app(
     judge: Judge | str | None = "local",
     sampling: float = 1.0,
     store: Any = True,
+    isolate: Literal["thread", "process"] = "thread",
 ) -> Starlette:
     """The app; ``judge=None`` builds it without a monitor (to measure what the monitor adds)."""
     client = openai.AsyncOpenAI(base_url=agent_base_url, api_key=agent_api_key, max_retries=1)
-    monitor = (
-        Monitor([create_faithfulness_scorer(judge, reason="template")], sampling=sampling, store=store)
-        if judge
-        else None
-    )
+    scorers = [create_faithfulness_scorer(judge, reason="template")] if judge else []
+    monitor = Monitor(scorers, sampling=sampling, store=store, isolate=isolate) if judge else None
 
     async def answer(question: str, docs: list[str], trace: str) -> str:
         reply = await client.chat.completions.create(

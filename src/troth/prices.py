@@ -54,6 +54,12 @@ def set_prices(prices: Mapping[str, Prices | tuple[float, float]]) -> None:
         _overrides.update(checked)
 
 
+def overrides() -> dict[str, Prices]:
+    """The prices given to :func:`set_prices` so far (to hand to another process)."""
+    with _lock:
+        return dict(_overrides)
+
+
 def load_prices(path: str | os.PathLike[str]) -> dict[str, Prices]:
     """Prices from a TOML file: one table per model with ``input`` and ``output`` ($/M tokens)."""
     try:

@@ -49,7 +49,7 @@ class RayEngine:
     ``address``: None starts a local cluster (or joins ``$RAY_ADDRESS``), "auto" joins the one
     running here, "ray://host:10001" a remote one; an already initialised Ray is used as it is.
     ``workers``: scoring actors; ``concurrency_per_worker``: judge calls in flight per actor;
-    ``batch_size``: items per batch an actor scores at once (default 2 x concurrency).
+    ``batch_size``: items per batch an actor scores at once (default: 2 x concurrency, at least 16).
     """
 
     address: str | None = None
@@ -106,7 +106,7 @@ class RayEngine:
             raise TypeError(f"the scorers and target must pickle to run on Ray ({type(exc).__name__}: {exc})") from exc
         return source.dataset(ray).map_batches(
             ScoreWorker, fn_constructor_args=(blob, done, pacer), compute=ray.data.ActorPoolStrategy(size=self.workers),
-            batch_size=self.batch_size or 2 * self.concurrency_per_worker, batch_format="pyarrow",
+            batch_size=self.batch_size or max(16, 2 * self.concurrency_per_worker), batch_format="pyarrow",
             num_cpus=self.cpus_per_worker,
         )  # fmt: skip  (Ray Data restarts a dead actor and retries its batch by default)
 
@@ -128,7 +128,7 @@ class Source:
                 raise ValueError(f"cannot read {path}: no such file or folder")
             if path.endswith(".jsonl"):
                 return cls(JSONL, path)
-            if path.endswith(".parquet") or Path(path).is_dir():
+            if path.endswith(".parquet") or Path(path).is_dir() or "://" in path:  # a bucket: Parquet
                 return cls(TABLE, path)
             raise ValueError(f"{path}: the Ray engine reads .jsonl files and Parquet files or folders")
         items = load_items(data)

@@ -13,20 +13,21 @@ import asyncio
 import atexit
 import functools
 import inspect
+import itertools
 import logging
 import queue
 import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
-from typing import Any, TypeVar
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, TypeVar
 
-from troth.evals.runner import normalise_output, score_and_save, scorer_entries
+from troth.evals.runner import normalise_output, scorer_entries
 from troth.live.budget import Budget
+from troth.live.process import ScoringProcess
 from troth.live.sampling import Sampling, as_sampling
-from troth.prices import total_cost
-from troth.scorers.base import Scorer
+from troth.live.scoring import STOP, Job, Outcome, serve
 from troth.store import Store, open_store
 
 log = logging.getLogger(__name__)
@@ -48,13 +49,6 @@ class MonitorStats:
     spend_usd: float | None = 0.0
 
 
-@dataclass
-class _Job:
-    record: dict[str, Any]
-    scorers: list[Scorer]
-    queued_at: float = field(default_factory=time.monotonic)
-
-
 class Monitor:
     """Attach scorers to live calls: ``@monitor.watch`` on a function, or ``monitor.record(...)``.
 
@@ -62,7 +56,9 @@ class Monitor:
     ``run_evals`` (True: ``$TROTH_STORE`` or ``./.troth/troth.db``); ``budget``: a
     :class:`Budget` capping live spend; ``queue_size``: calls waiting at most (more are dropped);
     ``concurrency``: calls scored at once; ``exit_timeout``: seconds the interpreter's exit waits
-    for the queue to drain (what is left is logged with its count).
+    for the queue to drain (what is left is logged with its count). ``isolate``: score in a
+    thread of this process (default), or in a process of its own (``"process"``: the app's
+    latency is untouched by the scoring's CPU work; scorers and store must pickle).
     """
 
     def __init__(
@@ -75,6 +71,7 @@ class Monitor:
         queue_size: int = 1000,
         concurrency: int = 4,
         exit_timeout: float = 5.0,
+        isolate: Literal["thread", "process"] = "thread",
     ) -> None:
         self.scorers = [e.scorer for e in scorer_entries(scorers)]
         self.sampling = as_sampling(sampling)
@@ -84,13 +81,18 @@ class Monitor:
         if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
             raise ValueError(f"concurrency must be a positive integer, not {concurrency!r}")
         self.concurrency, self.exit_timeout = concurrency, exit_timeout
+        if isolate not in ("thread", "process"):
+            raise ValueError(f"isolate must be 'thread' or 'process', not {isolate!r}")
         self.store: Store | None = open_store(store)
-        self._queue: queue.Queue[_Job] = queue.Queue(maxsize=queue_size)
+        self._queue: queue.Queue[Job | str] = queue.Queue(maxsize=queue_size)
         self._stats = MonitorStats()
         self._pending = 0  # queued or being scored
+        self._keys = itertools.count()
         self._done = threading.Condition()
         self._worker: threading.Thread | None = None
         self._closing = False
+        self._process = ScoringProcess(self.scorers, store, concurrency, queue_size, self._report, self._lost) \
+            if isolate == "process" else None  # fmt: skip
         atexit.register(self._at_exit)
 
     # -- the request path ---------------------------------------------------------------------
@@ -109,29 +111,29 @@ class Monitor:
                   "trace_id": trace_id or uuid.uuid4().hex, "flagged": flagged}  # fmt: skip
         with self._done:
             self._stats.seen += 1
-        chosen = self.sampling.chosen([s.id for s in self.scorers], record) if not flagged else None
-        scorers = list(self.scorers) if flagged else [s for s in self.scorers if s.id in (chosen or [])]
-        if not scorers:
+        ids = [s.id for s in self.scorers]
+        chosen = ids if flagged else self.sampling.chosen(ids, record)
+        if not chosen:
             return False
         if self.budget is not None and not self.budget.allows():
             with self._done:
                 self._stats.skipped_budget += 1
             return False
-        return self._enqueue(_Job(record, scorers))
+        return self._enqueue(Job(record, chosen, next(self._keys)))
 
-    def _enqueue(self, job: _Job) -> bool:
+    def _enqueue(self, job: Job) -> bool:
         with self._done:
             if self._closing:
                 self._stats.dropped += 1
                 return False
             try:
-                self._queue.put_nowait(job)
+                self._process.put(job) if self._process is not None else self._queue.put_nowait(job)
             except queue.Full:
                 self._stats.dropped += 1
                 return False
             self._stats.sampled += 1
             self._pending += 1
-            if self._worker is None:
+            if self._worker is None and self._process is None:
                 self._worker = threading.Thread(target=self._serve_forever, name="troth-monitor", daemon=True)
                 self._worker.start()
         return True
@@ -183,17 +185,21 @@ class Monitor:
                 if left is not None and left <= 0:
                     return False
                 self._done.wait(left)
-        if self.store is not None:
-            try:
+        try:
+            if self._process is not None:
+                left = None if deadline is None else max(deadline - time.monotonic(), 0.1)
+                return self._process.flush_store(left)
+            if self.store is not None:
                 self.store.flush()
-            except Exception as exc:  # the app never sees a store's failure
-                log.warning("troth monitor could not write the store: %s: %s", type(exc).__name__, exc)
+        except Exception as exc:  # the app never sees a store's failure
+            log.warning("troth monitor could not write the store: %s: %s", type(exc).__name__, exc)
         return True
 
     def stats(self) -> MonitorStats:
         """A snapshot of the counts."""
+        depth = self._process.qsize() if self._process is not None else self._queue.qsize()
         with self._done:
-            return MonitorStats(**{**asdict(self._stats), "queue_depth": self._queue.qsize()})
+            return MonitorStats(**{**asdict(self._stats), "queue_depth": depth})
 
     def close(self, timeout: float | None = 5.0) -> bool:
         """Flush (bounded), stop the worker and close the store; True when nothing was left."""
@@ -202,6 +208,8 @@ class Monitor:
             self._closing = True
         if self._worker is not None:
             self._worker.join(timeout=1.0)
+        if self._process is not None:
+            self._process.stop(timeout or 5.0)
         atexit.unregister(self._at_exit)
         return drained
 
@@ -209,61 +217,42 @@ class Monitor:
         if not self.flush(self.exit_timeout):
             log.warning("troth monitor: %d sampled call(s) not scored at exit (flush timed out after %gs)",
                         self._pending, self.exit_timeout)  # fmt: skip
+        if self._process is not None:
+            self._process.stop(1.0)
 
-    # -- the worker ---------------------------------------------------------------------------
+    # -- the worker (a thread here; see live/process.py for a process) ------------------------
     def _serve_forever(self) -> None:
-        asyncio.run(self._serve())
+        asyncio.run(serve(self.scorers, self.store, self.concurrency, self._queue, self, lambda: self._closing))
 
-    async def _serve(self) -> None:
-        gate = asyncio.Semaphore(self.concurrency)
-        tasks: set[asyncio.Task[None]] = set()
-        while not (self._closing and self._queue.empty() and not tasks):
-            await gate.acquire()  # a free slot first: a call waits in the queue, where it is counted
-            try:
-                job = self._queue.get_nowait()
-            except queue.Empty:
-                gate.release()
-                await asyncio.sleep(0.005)
-                continue
-            task = asyncio.create_task(self._score(job))
-            tasks.add(task)
-            task.add_done_callback(functools.partial(_finished, tasks, gate))
-        for judge in {id(j): j for s in self.scorers for j in s.judges()}.values():
-            await judge.aclose()
+    def taken(self, job: Job) -> None:
+        """Scoring hooks: nothing to note when a call is taken in this process."""
 
-    async def _score(self, job: _Job) -> None:
-        try:
-            await asyncio.gather(*(self._one(scorer, job) for scorer in job.scorers))
-        finally:
-            with self._done:
-                self._pending -= 1
-                self._done.notify_all()
+    def marker(self, marker: str) -> bool:
+        return marker == STOP
 
-    async def _one(self, scorer: Scorer, job: _Job) -> None:
-        rec = job.record
-        item = {"id": rec["trace_id"], **rec}
-        scored = await score_and_save(scorer, item, self.store, None, source="live", trace_id=rec["trace_id"])
-        result = scored.result
-        cost = total_cost(result.usage.values()) if result is not None else None
-        calls = sum(u.calls for u in result.usage.values()) if result is not None else 0
-        if self.budget is not None:
-            self.budget.charge(cost, calls)
-        self._count(result is not None, cost)
-        if scored.store_error is not None:
-            log.warning("troth monitor could not store a score: %s: %s", scored.store_error.type,
-                        scored.store_error.message)  # fmt: skip
+    def done(self, job: Job, outcomes: list[Outcome]) -> None:
+        self._report(outcomes)
 
-    def _count(self, scored: bool, cost: float | None) -> None:
+    def _report(self, outcomes: list[Outcome]) -> None:
+        """One call scored (by the thread or the process): budget charged, counts kept."""
+        for outcome in outcomes:
+            if self.budget is not None:
+                self.budget.charge(outcome.cost, outcome.calls)
         with self._done:
-            self._stats.scored += scored
-            self._stats.failed += not scored
-            if scored and self._stats.spend_usd is not None:
-                self._stats.spend_usd = None if cost is None else self._stats.spend_usd + cost
+            for outcome in outcomes:
+                self._stats.scored += outcome.scored
+                self._stats.failed += not outcome.scored
+                if outcome.scored and self._stats.spend_usd is not None:
+                    self._stats.spend_usd = None if outcome.cost is None else self._stats.spend_usd + outcome.cost
+            self._pending -= 1
+            self._done.notify_all()
 
-
-def _finished(tasks: set[asyncio.Task[None]], gate: asyncio.Semaphore, task: asyncio.Task[None]) -> None:
-    tasks.discard(task)
-    gate.release()
+    def _lost(self, count: int) -> None:
+        """Calls a dead scoring process had taken: failed, and no longer pending."""
+        with self._done:
+            self._stats.failed += count
+            self._pending -= count
+            self._done.notify_all()
 
 
 def _pick(how: Pick, arguments: Mapping[str, Any], result: Any, default: Any) -> Any:

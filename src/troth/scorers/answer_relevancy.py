@@ -10,7 +10,7 @@ from troth.judges.judge import Judge
 from troth.judges.strategies.batched import id_checker, judge_in_batches
 from troth.judges.strategies.session import Session
 from troth.prompts import answer_relevancy as R
-from troth.scorers.base import Scorer, StepContext, resolve_judge
+from troth.scorers.base import Scorer, StepContext, rebuildable, resolve_judge
 from troth.scorers.inputs import validate_scale
 from troth.scorers.reasons import REASON_MAX_TOKENS, check_reason_mode, count, template_reason, verdict_list
 from troth.types import Verdict, Verdicts
@@ -75,6 +75,7 @@ def make_reason(scale: float, weight: float, mode: Any) -> Any:
     return reason
 
 
+@rebuildable
 def create_answer_relevancy_scorer(
     model: str | Judge = "local-llm",
     *,

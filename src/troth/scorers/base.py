@@ -7,12 +7,13 @@ returns a new :class:`Scorer`.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from troth._sync import run_sync
 from troth.errors import ConfigError, ScorerRunError
@@ -35,6 +36,33 @@ def _check_step(name: str, step: object) -> Step:
 
 
 @dataclass(frozen=True)
+class Recipe:
+    """How a factory built a scorer: ``factory(*args, **kwargs)`` (the factory importable by name)."""
+
+    factory: Callable[..., Scorer]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+def _rebuild(factory: Callable[..., Scorer], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Scorer:
+    return factory(*args, **kwargs)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def rebuildable(factory: F) -> F:
+    """Decorate a module-level scorer factory: the scorers it returns pickle as the call that made them."""
+
+    @functools.wraps(factory)
+    def build(*args: Any, **kwargs: Any) -> Scorer:
+        scorer: Scorer = factory(*args, **kwargs)
+        return replace(scorer, recipe=Recipe(build, args, kwargs))
+
+    return build  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
 class Scorer:
     """A scorer built from up to four steps; run it with :meth:`run` or :meth:`arun`."""
 
@@ -48,21 +76,29 @@ class Scorer:
     score_step: StepFn | None = None
     reason_step: Step | None = None
     prepare: Callable[[ScorerRun], ScorerRun | Awaitable[ScorerRun]] | None = None
+    recipe: Recipe | None = field(default=None, compare=False, repr=False)
 
-    # -- builder -------------------------------------------------------------------------
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        """Pickled as its recipe when a factory made it (its steps are closures), so a built-in
+        scorer can be sent to another process; otherwise as a plain dataclass."""
+        if self.recipe is not None:
+            return (_rebuild, (self.recipe.factory, self.recipe.args, self.recipe.kwargs))
+        return super().__reduce_ex__(protocol)
+
+    # -- builder (a changed scorer no longer matches its recipe) ------------------------
     def preprocess(self, step: Step) -> Scorer:
-        return replace(self, preprocess_step=_check_step("preprocess", step))
+        return replace(self, preprocess_step=_check_step("preprocess", step), recipe=None)
 
     def analyze(self, step: Step) -> Scorer:
-        return replace(self, analyze_step=_check_step("analyze", step))
+        return replace(self, analyze_step=_check_step("analyze", step), recipe=None)
 
     def generate_score(self, step: StepFn) -> Scorer:
         if isinstance(step, PromptStep) or not callable(step):
             raise TypeError("generate_score step must be a function returning a number")
-        return replace(self, score_step=step)
+        return replace(self, score_step=step, recipe=None)
 
     def generate_reason(self, step: Step) -> Scorer:
-        return replace(self, reason_step=_check_step("generate_reason", step))
+        return replace(self, reason_step=_check_step("generate_reason", step), recipe=None)
 
     # -- running -------------------------------------------------------------------------
     def run(

@@ -7,11 +7,12 @@ from typing import Literal
 import troth.scorers.claims as C
 from troth.judges.judge import Judge
 from troth.prompts import faithfulness as F
-from troth.scorers.base import Scorer
+from troth.scorers.base import Scorer, rebuildable
 
 REASON_LABELS = (("yes", "Supported"), ("no", "Contradicted"), ("unsure", "Not verifiable from the context"))
 
 
+@rebuildable
 def create_faithfulness_scorer(
     model: str | Judge = "local",
     *,

@@ -11,11 +11,12 @@ from typing import Literal
 import troth.scorers.claims as C
 from troth.judges.judge import Judge
 from troth.prompts import hallucination as H
-from troth.scorers.base import Scorer
+from troth.scorers.base import Scorer, rebuildable
 
 REASON_LABELS = (("no", "Contradicted"), ("unsure", "Not in the context"), ("yes", "Supported"))
 
 
+@rebuildable
 def create_hallucination_scorer(
     model: str | Judge = "local",
     *,

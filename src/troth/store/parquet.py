@@ -46,6 +46,10 @@ class ParquetStore:
         columns = [(c, self.pa.float64() if c in NUMBER_FIELDS else self.pa.string()) for c in COLUMNS]
         self.schema = self.pa.schema(columns)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its folder: another process writes parts of its own (nothing buffered goes along)."""
+        return (_open_parquet, (self.folder, self.rows_per_file))
+
     def save_run(self, record: RunRecord) -> None:
         with self.lock:
             self.buffer.append(to_row(record))
@@ -104,3 +108,6 @@ class ParquetStore:
     def close(self) -> None:
         self.flush()
 
+
+def _open_parquet(folder: Path, rows_per_file: int) -> ParquetStore:
+    return ParquetStore(folder, rows_per_file=rows_per_file)

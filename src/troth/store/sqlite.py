@@ -75,7 +75,7 @@ class SQLiteStore:
     """Runs and the judge-call cache in one SQLite file."""
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> None:
-        self.path = Path(path)
+        self.path, self.timeout = Path(path), timeout
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
@@ -106,6 +106,10 @@ class SQLiteStore:
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its path: another process opens its own connection."""
+        return (_open_sqlite, (self.path, self.timeout))
 
     def migrations(self) -> list[str]:
         """Names of the applied migrations, in order."""
@@ -177,3 +181,7 @@ class SQLiteStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+def _open_sqlite(path: Path, timeout: float) -> SQLiteStore:
+    return SQLiteStore(path, timeout=timeout)

@@ -1,0 +1,116 @@
+"""The scoring side of a Monitor, in a thread of the app's process or in a process of its own.
+
+:func:`serve` takes queued calls off a queue (``get_nowait``) with at most ``concurrency``
+scored at once, scores and stores each with every chosen scorer, and reports what each scorer
+run came to (scored or not, cost, judge calls) through its ``hooks``. Nothing it does raises.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import queue
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from troth.evals.runner import score_and_save
+from troth.prices import total_cost
+from troth.scorers.base import Scorer
+from troth.store import Store
+
+log = logging.getLogger("troth.live.monitor")
+STOP = "stop"  # put on a queue after the last call: the worker drains what it has and ends
+FLUSH = "flush"  # the worker writes out its store (a process's own store) and says so
+
+
+@dataclass
+class Job:
+    """One sampled call: the record and the ids of the scorers chosen for it."""
+
+    record: dict[str, Any]
+    scorer_ids: list[str]
+    key: int = 0
+    queued_at: float = field(default_factory=time.monotonic)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one scorer run on a call came to."""
+
+    scored: bool
+    cost: float | None
+    calls: int
+
+
+class JobSource(Protocol):
+    """A queue.Queue or a multiprocessing queue of jobs and markers."""
+
+    def get_nowait(self) -> Job | str: ...
+
+    def empty(self) -> bool: ...
+
+
+class Hooks(Protocol):
+    """Where the worker tells what it does: a call taken, a call done, a marker read (True: stop)."""
+
+    def taken(self, job: Job) -> None: ...
+
+    def done(self, job: Job, outcomes: list[Outcome]) -> None: ...
+
+    def marker(self, marker: str) -> bool: ...
+
+
+async def serve(scorers: list[Scorer], store: Store | None, concurrency: int, source: JobSource, hooks: Hooks,
+                closing: Callable[[], bool]) -> None:  # fmt: skip
+    """Score jobs until a marker says stop (or ``closing()``) and the queue is empty; close the judges."""
+    gate = asyncio.Semaphore(concurrency)
+    tasks: set[asyncio.Task[None]] = set()
+    by_id = {s.id: s for s in scorers}
+    stopped = False
+    while not ((stopped or closing()) and not tasks and source.empty()):
+        await gate.acquire()  # a free slot first: a call waits in the queue, where it is counted
+        try:
+            job = source.get_nowait()
+        except queue.Empty:
+            gate.release()
+            await asyncio.sleep(0.005)
+            continue
+        if not isinstance(job, Job):
+            stopped = hooks.marker(job) or stopped
+            gate.release()
+            continue
+        hooks.taken(job)
+        task = asyncio.create_task(_score(job, [by_id[i] for i in job.scorer_ids], store, hooks))
+        tasks.add(task)
+        task.add_done_callback(functools.partial(_finished, tasks, gate))
+    for judge in {id(j): j for s in scorers for j in s.judges()}.values():
+        await judge.aclose()
+
+
+async def _score(job: Job, scorers: list[Scorer], store: Store | None, hooks: Hooks) -> None:
+    outcomes = await asyncio.gather(*(_one(scorer, job, store) for scorer in scorers))
+    try:
+        hooks.done(job, list(outcomes))
+    except Exception:
+        log.exception("troth monitor could not report a scored call")
+
+
+async def _one(scorer: Scorer, job: Job, store: Store | None) -> Outcome:
+    rec = job.record
+    item = {"id": rec["trace_id"], **rec}
+    scored = await score_and_save(scorer, item, store, None, source="live", trace_id=rec["trace_id"])
+    result = scored.result
+    if scored.store_error is not None:
+        log.warning("troth monitor could not store a score: %s: %s", scored.store_error.type,
+                    scored.store_error.message)  # fmt: skip
+    if result is None:
+        return Outcome(False, None, 0)
+    return Outcome(True, total_cost(result.usage.values()), sum(u.calls for u in result.usage.values()))
+
+
+def _finished(tasks: set[asyncio.Task[None]], gate: asyncio.Semaphore, task: asyncio.Task[None]) -> None:
+    tasks.discard(task)
+    gate.release()
