@@ -8,7 +8,8 @@ call): items/s of each engine on the same items, and Ray's added wall time per i
 local runner at the same judge calls in flight (``--concurrency``; with 2 workers each worker
 has that many, so it is also shown against the local runner at twice as many). Part 2, the
 offline verifier (CPU-bound, one CPU per worker): claims/s with 1 and 2 workers and the local
-runner. Part 3: records/s the driver saves into SQLite and Parquet (a cluster's ceiling).
+runner. Part 3: items/s the driver takes in with SQLite and with Parquet (a cluster's ceiling),
+and what two verifier processes at once give on this machine (its real parallelism).
 Rounds run the engines in turn; the figures are medians over rounds. The cluster starts once
 (its start time is reported apart). Writes JSON and Markdown to bench/results/.
 """
@@ -16,12 +17,16 @@ Rounds run the engines in turn; the figures are medians over rounds. The cluster
 from __future__ import annotations
 
 import argparse
+import asyncio
 import datetime as dt
 import json
 import logging
 import os
+import pickle
 import platform
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -30,8 +35,14 @@ from typing import Any
 
 from bench.common import DATA_DIR, RESULTS, fmt, table, write_results
 from troth import EvalResult, Judge, RayEngine, create_faithfulness_scorer, run_evals
+from troth.engines.ray import Collector
+from troth.engines.worker import Outcome
+from troth.evals.job import EvalJob
+from troth.evals.records import to_record
+from troth.evals.results import ScorerEntry
 from troth.scorers.base import Scorer
-from troth.store import ParquetStore, RunRecord, SQLiteStore
+from troth.store import ParquetStore, SQLiteStore
+from troth.store.base import now
 from troth.testing import FakeOpenAIServer
 from troth.testing.server import Reply, Request, ScriptedJudge
 
@@ -103,17 +114,60 @@ def part(name: str, make: Callable[[], Scorer], items: list[dict[str, Any]], arg
 
 
 def ingest(n: int, tmp: Path) -> dict[str, float]:
-    """Records/s this process can save (what caps a cluster's throughput: the driver saves every record)."""
-    result = create_faithfulness_scorer("local").run("q", "Paris is big. Rome is small.", context=["Paris is big."])
-    records = [RunRecord.from_result(result, run_id=f"r{i}", eval_id="e", item_id=str(i)) for i in range(n)]
+    """Items/s the driver takes in (unpickle an outcome, save its record, rebuild the result): the
+    ceiling of any cluster, since one process does this for every item."""
+    scorer = create_faithfulness_scorer("local")
+    result = scorer.run("q", "Paris is big. Rome is small.", context=["Paris is big."])
+    blobs = []
+    for i in range(n):
+        item: dict[str, Any] = {"id": str(i), "input": "q", "output": "Paris is big. Rome is small.",
+                                "context": ["Paris is big."], "ground_truth": None, "metadata": {}}  # fmt: skip
+        record = to_record("e", item, scorer, result, None, now())
+        blobs.append(pickle.dumps(Outcome(item, [record])))
     out = {}
     for name, store in (("sqlite", SQLiteStore(tmp / "i.db")), ("parquet", ParquetStore(tmp / "i.parquet"))):
+        job = EvalJob(None, [ScorerEntry(scorer)], None, None, store, "e", 1, None, quiet=True)
+        collector = Collector(job, {}, n)
+
+        async def take_in(c: Collector = collector) -> None:
+            for blob in blobs:
+                await c.add(pickle.loads(blob))
+
         clock = time.perf_counter()
-        for record in records:
-            store.save_run(record)
+        asyncio.run(take_in())
         store.close()
         out[name] = n / (time.perf_counter() - clock)
     return out
+
+
+SPIN = """
+import os, sys, time
+os.environ["OMP_NUM_THREADS"] = "1"
+sys.path.insert(0, os.getcwd())
+from bench.ray_scaling import verifier_items
+from troth import create_faithfulness_scorer, run_evals
+items = verifier_items(100)
+run_evals(items[:2], create_faithfulness_scorer("local"), store=None, quiet=True, concurrency=1)
+clock = time.perf_counter()
+run_evals(items, create_faithfulness_scorer("local"), store=None, quiet=True, concurrency=1)
+print(time.perf_counter() - clock)
+"""
+
+
+def parallelism() -> dict[str, Any]:
+    """What running the verifier in two processes at once gives on this machine (one thread each):
+    the speed-up over one (2.0 on two free cores). It bounds what a second worker can gain here."""
+
+    def spin(n: int) -> float:
+        procs = [subprocess.Popen([sys.executable, "-c", SPIN], stdout=subprocess.PIPE, text=True) for _ in range(n)]
+        return max(float(proc.communicate()[0].split()[-1]) for proc in procs)  # model load not counted
+
+    ones, twos = [], []
+    for _ in range(3):  # interleaved: this machine's speed drifts over minutes
+        ones.append(spin(1))
+        twos.append(spin(2))
+    alone, both = statistics.median(ones), statistics.median(twos)
+    return {"one_s": alone, "two_at_once_s": both, "speedup": 2 * alone / both, "ones": ones, "twos": twos}
 
 
 def with_delay(delay: float) -> Callable[[Request], Reply]:
@@ -129,6 +183,8 @@ def with_delay(delay: float) -> Callable[[Request], Reply]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
+    if args.only_extras:
+        return only_extras(args)
     import ray
 
     clock = time.perf_counter()
@@ -145,10 +201,27 @@ def main(argv: list[str] | None = None) -> int:
     report["verifier"] = part("verifier", lambda: create_faithfulness_scorer("local"),
                               verifier_items(args.verifier_items), args, verifier=True)  # fmt: skip
     write_results(stem, report, markdown(report))
-    with tempfile.TemporaryDirectory() as tmp:
-        report["ingest_records_per_s"] = ingest(args.ingest, Path(tmp))
-    write_results(stem, report, markdown(report))
     ray.shutdown()
+    extras(args, report)
+    write_results(stem, report, markdown(report))
+    print(markdown(report))
+    return 0
+
+
+def extras(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """Part 3 (the driver's intake) and the machine's parallelism, without a cluster running."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report["ingest_items_per_s"] = ingest(args.ingest, Path(tmp))
+    report["parallelism"] = parallelism()
+
+
+def only_extras(args: argparse.Namespace) -> int:
+    """Re-measure :func:`extras` into today's results (the other parts as they were)."""
+    stem = RESULTS / f"ray-scaling-{dt.date.today().isoformat()}{'-quick' if args.quick else ''}"
+    report = json.loads(Path(f"{stem}.json").read_text())
+    report.pop("ingest_records_per_s", None)  # an earlier measure of the store alone
+    extras(args, report)
+    write_results(stem, report, markdown(report))
     print(markdown(report))
     return 0
 
@@ -176,10 +249,16 @@ def markdown(report: dict[str, Any]) -> str:
                 for k, v in report["verifier"].items()]  # fmt: skip
         lines += table(["engine", "wall s", "fixed s (2-item run)", "claims", "claims/s", "claims/s past the fixed"],
                        rows)  # fmt: skip
-    if "ingest_records_per_s" in report:
-        rates = report["ingest_records_per_s"]
-        lines += ["", f"## Records saved per second by the driver ({a['ingest']} records, one at a time)", ""]
-        lines += table(["store", "records/s"], [[k, fmt(v, 0)] for k, v in rates.items()])
+    if "parallelism" in report:
+        par = report["parallelism"]
+        lines += ["", f"## This machine: two verifier processes at once score {fmt(par['speedup'], 2)}x as fast as one",
+                  "", f"(100 WiCE items, one thread each: {fmt(par['one_s'], 2)} s alone, "
+                  f"{fmt(par['two_at_once_s'], 2)} s for two side by side; 2.0 on two free cores). "
+                  "It caps what a second worker can add here."]  # fmt: skip
+    if "ingest_items_per_s" in report:
+        rates = report["ingest_items_per_s"]
+        lines += ["", f"## What the driver takes in ({a['ingest']} outcomes: unpickled, saved, results rebuilt)", ""]
+        lines += table(["store", "items/s"], [[k, fmt(v, 0)] for k, v in rates.items()])
     return "\n".join(lines) + "\n"
 
 
@@ -190,7 +269,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--delay", type=float, default=0.05, help="seconds per judge call")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--ingest", type=int, default=5000, help="records saved to measure the driver's store")
+    parser.add_argument("--ingest", type=int, default=5000, help="outcomes taken in to measure the driver")
+    parser.add_argument("--only-extras", action="store_true",
+                        help="re-measure only the driver's intake and the machine's parallelism")  # fmt: skip
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:

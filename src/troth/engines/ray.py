@@ -11,6 +11,7 @@ Ray is imported only when a run starts.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import pickle
 from collections.abc import Generator
@@ -163,7 +164,7 @@ class Collector:
     def __init__(self, job: EvalJob, done: dict[tuple[str, str], RunRecord], total: int | None) -> None:
         self.job, self.done = job, done
         self.progress = Progress(total, job.quiet)
-        self.seen: dict[str, str] = {}
+        self.seen: dict[str, bytes] = {}  # item id -> digest of what it was (a repeat vs. a second item)
         self.results: list[ItemResult] = []
         self.repeats = 0  # items that came back twice (a batch scored again after a worker died)
 
@@ -183,7 +184,8 @@ class Collector:
         item = outcome.item
         res = ItemResult(item["id"], item["input"], item["output"], item["context"], item["ground_truth"],
                          item["metadata"], errors=dict(outcome.errors))  # fmt: skip
-        mark = repr((item["input"], item["context"], item["metadata"]))
+        what = repr((item["input"], item["context"], item["metadata"])).encode()
+        mark = hashlib.blake2b(what, digest_size=8).digest()
         if self.seen.get(res.id) == mark:
             self.repeats += 1
             return
