@@ -206,10 +206,14 @@ class Monitor:
         drained = self.flush(timeout)
         with self._done:
             self._closing = True
+            left = self._pending
+        if not drained:
+            log.warning("troth monitor: %d sampled call(s) not scored at close (flush timed out after %gs)",
+                        left, timeout)  # fmt: skip
         if self._worker is not None:
             self._worker.join(timeout=1.0)
         if self._process is not None:
-            self._process.stop(timeout or 5.0)
+            self._process.stop(1.0 if not drained else 5.0)
         atexit.unregister(self._at_exit)
         return drained
 

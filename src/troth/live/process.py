@@ -119,6 +119,7 @@ class ScoringProcess:
         self.process.join(timeout)
         if self.process.is_alive():
             self.process.terminate()
+            self.jobs.cancel_join_thread()  # what it never took is not waited for at exit (the monitor logs it)
         self.reader.join(1.0)
 
     def _read(self) -> None:
