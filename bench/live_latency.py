@@ -1,10 +1,11 @@
 """What a Monitor adds to a watched endpoint, and whether it keeps up.
 
-    python -m bench.live_latency                # 3 x 5 rounds of 10 s at 50 req/s, then 60 s at 0.1
+    python -m bench.live_latency                # 3 x 6 rounds of 10 s at 50 req/s, then 60 s at 0.1
     python -m bench.live_latency --quick        # 2 s rounds, 10 s soak
 
-The example app (examples/live_app.py) runs on uvicorn on loopback five ways (without a
-monitor; sampling 1.0 and 0.1 with the monitor scoring in a thread; the same in a process)
+The example app (examples/live_app.py) runs on uvicorn on loopback six ways (without a
+monitor, twice, so that the second shows the noise; sampling 1.0 and 0.1 with the monitor
+scoring in a thread; the same in a process)
 against a loopback model server (the agent's model answers in ``--model-latency`` s, the judge
 in ``--judge-latency`` s). The model server, the app and the load generator are three
 processes, so that only the monitor shares the app's interpreter. Open-loop load at ``--rate``
@@ -175,7 +176,8 @@ def make_app(models: str, sampling: float | None, db: Path, isolate: str) -> Any
 
 
 def side_by_side(args: argparse.Namespace, models: str, tmp: Path) -> dict[str, Any]:
-    configs = {"no monitor": ("none", "thread"), "thread, sampling 1.0": ("1.0", "thread"),
+    configs = {"no monitor": ("none", "thread"), "no monitor, again (noise)": ("none", "thread"),
+               "thread, sampling 1.0": ("1.0", "thread"),
                "thread, sampling 0.1": ("0.1", "thread"), "process, sampling 1.0": ("1.0", "process"),
                "process, sampling 0.1": ("0.1", "process")}  # fmt: skip
     latencies: dict[str, list[float]] = {name: [] for name in configs}

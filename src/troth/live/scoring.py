@@ -23,6 +23,7 @@ from troth.store import Store
 
 log = logging.getLogger("troth.live.monitor")
 STOP = "stop"  # put on a queue after the last call: the worker drains what it has and ends
+IDLE_MIN, IDLE_MAX = 0.005, 0.05  # seconds between looks at an empty queue
 FLUSH = "flush"  # the worker writes out its store (a process's own store) and says so
 
 
@@ -69,15 +70,17 @@ async def serve(scorers: list[Scorer], store: Store | None, concurrency: int, so
     gate = asyncio.Semaphore(concurrency)
     tasks: set[asyncio.Task[None]] = set()
     by_id = {s.id: s for s in scorers}
-    stopped = False
+    stopped, idle = False, IDLE_MIN
     while not ((stopped or closing()) and not tasks and source.empty()):
         await gate.acquire()  # a free slot first: a call waits in the queue, where it is counted
         try:
             job = source.get_nowait()
         except queue.Empty:
             gate.release()
-            await asyncio.sleep(0.005)
+            await asyncio.sleep(idle)  # idle: look less often, up to IDLE_MAX (few wake-ups beside the app)
+            idle = min(idle * 2, IDLE_MAX)
             continue
+        idle = IDLE_MIN
         if not isinstance(job, Job):
             stopped = hooks.marker(job) or stopped
             gate.release()
