@@ -68,3 +68,18 @@ def test_without_pyarrow_the_error_names_what_to_install(monkeypatch: pytest.Mon
     monkeypatch.setitem(sys.modules, "pyarrow", None)
     with pytest.raises(MissingDependencyError, match="pip install pyarrow"):
         ParquetStore(tmp_path / "x.parquet")
+
+
+def test_the_cli_lists_runs_from_a_parquet_folder(tmp_path: Path) -> None:
+    import json
+    import subprocess
+
+    folder = tmp_path / "runs.parquet"
+    store = ParquetStore(folder)
+    store.save_run(RunRecord(run_id="r1", scorer_id="faithfulness", eval_id="e", item_id="a", score=0.5,
+                             finished_at="2026-12-03T00:00:01"))  # fmt: skip
+    store.close()
+    proc = subprocess.run([sys.executable, "-m", "troth", "runs", "show", "r1", "--store", str(folder), "--json"],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["score"] == 0.5
