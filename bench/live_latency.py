@@ -2,6 +2,7 @@
 
     python -m bench.live_latency                # 3 x 6 rounds of 10 s at 50 req/s, then 60 s at 0.1
     python -m bench.live_latency --quick        # 2 s rounds, 10 s soak
+    python -m bench.live_latency --soak-only --soak-s 600   # a longer soak alone
 
 The example app (examples/live_app.py) runs on uvicorn on loopback six ways (without a
 monitor, twice, so that the second shows the noise; sampling 1.0 and 0.1 with the monitor
@@ -140,6 +141,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--model-latency", type=float, default=0.02)
     parser.add_argument("--judge-latency", type=float, default=0.3)
     parser.add_argument("--soak-isolate", choices=["thread", "process"], default="process")
+    parser.add_argument("--soak-only", action="store_true", help="only the soak (e.g. --soak-s 600)")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
@@ -161,9 +163,11 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {"date": dt.datetime.now().isoformat(timespec="seconds"), "machine": platform.platform(),
                               "settings": settings}  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp, process("models", args=args) as (models, _):
-        report["latency"] = side_by_side(args, models, Path(tmp))
+        if not args.soak_only:
+            report["latency"] = side_by_side(args, models, Path(tmp))
         report["soak"] = soak(args, models, Path(tmp) / "soak.db")
-    stem = args.out or RESULTS / f"live-latency-{dt.date.today().isoformat()}"
+    suffix = f"-soak-{args.soak_s:g}s" if args.soak_only else ""
+    stem = args.out or RESULTS / f"live-latency-{dt.date.today().isoformat()}{suffix}"
     write_results(stem, report, markdown(report))
     print(markdown(report))
     return 0
@@ -243,13 +247,13 @@ def markdown(report: dict[str, Any]) -> str:
     s = report["settings"]
     cols = ["requests", "p50_ms", "p99_ms", "added_p50_ms", "added_p99_ms", "median_round_p99_ms",
             "added_median_round_p99_ms"]  # fmt: skip
-    rows = ([name, *(fmt(v[c], 2) for c in cols)] for name, v in report["latency"].items())
+    rows = ([name, *(fmt(v[c], 2) for c in cols)] for name, v in report.get("latency", {}).items())
     soak = report["soak"]
     rss = [m for _, m in soak["rss_mb"]]
     lines = [
         f"Live monitor, {report['date']}, {report['machine']}: {s['rate']:g} req/s, model {s['model_latency']:g} s, "
         f"judge {s['judge_latency']:g} s, {s['rounds']} round(s) of {s['round_s']:g} s per configuration.",
-        "", *table(["configuration", *cols], rows), "",
+        "", *(table(["configuration", *cols], rows) if "latency" in report else ["(soak only)"]), "",
         f"Soak at sampling 0.1 ({s['soak_isolate']}), {s['soak_s']:g} s: {soak['requests']} requests, "
         f"{soak['sampled']} sampled, "
         f"{soak['dropped']} dropped, {soak['stored']} stored, {soak['lost']} lost, {soak['failed']} failed; "
