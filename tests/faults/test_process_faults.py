@@ -39,11 +39,12 @@ def test_signal_mid_run_then_resume(sig: signal.Signals, tmp_path: Path) -> None
     with FakeOpenAIServer(healthy()) as server:
         args = [sys.executable, "-m", "troth", "eval", str(data), "--model", "m", "--base-url", server.base_url,
                 "--store", str(db), "--eval-id", "sig", "--concurrency", "1", "-q"]  # fmt: skip
-        server.delay = 0.15
+        server.delay = 0.25
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 60
         while len(stored(db)) < 3 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
+        assert proc.poll() is None, f"the run ended before the signal: {stored(db)}"
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
         before = stored(db)
