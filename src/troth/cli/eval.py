@@ -42,7 +42,7 @@ def eval_command(
     ] = None,
     scale: Annotated[float, typer.Option(help="Maximum score.")] = 1.0,
     store: Annotated[
-        Path | None, typer.Option(help="SQLite store (default: $TROTH_STORE or ./.troth/troth.db).")
+        Path | None, typer.Option(help="SQLite file or .parquet folder (default: $TROTH_STORE or ./.troth/troth.db).")
     ] = None,
     no_store: Annotated[bool, typer.Option("--no-store", help="Keep nothing.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not replay cached judge calls.")] = False,
@@ -63,7 +63,6 @@ def eval_command(
     from troth.evals.runner import new_eval_id
     from troth.judges.judge import Judge
     from troth.ratelimit import RateLimit
-    from troth.report.html import write_html
     from troth.scorers.faithfulness import create_faithfulness_scorer
 
     eval_id = eval_id or new_eval_id()
@@ -82,8 +81,16 @@ def eval_command(
             rate_limit=RateLimit(rpm, tpm) if rpm or tpm else None,
             engine=on_ray,
         )
+    _finish(result, scorer.id, out=out, report=report, threshold=threshold)
+
+
+def _finish(result: EvalResult, scorer_id: str, *, out: Path | None, report: Path | None,
+            threshold: float | None) -> None:  # fmt: skip
+    """The summary, the JSONL rows and the report asked for, and the exit status."""
+    from troth.report.html import write_html
+
     console = Console()
-    _print_summary(console, result, scorer.id)
+    _print_summary(console, result, scorer_id)
     if out is not None:
         with out.open("w", encoding="utf-8", errors="backslashreplace") as fh:
             for row in result.rows():
@@ -91,7 +98,7 @@ def eval_command(
     if report is not None:
         console.print(f"report: {write_html(result, report)}")
     if threshold is not None:
-        _gate(console, result, scorer.id, threshold)
+        _gate(console, result, scorer_id, threshold)
     elif result.summary.failed_items:
         s = result.summary
         console.print(f"[red]{s.failed_items} of {s.total_items} item(s) failed[/red]")
