@@ -40,7 +40,12 @@ def test_signal_mid_run_then_resume(sig: signal.Signals, tmp_path: Path) -> None
         args = [sys.executable, "-m", "troth", "eval", str(data), "--model", "m", "--base-url", server.base_url,
                 "--store", str(db), "--eval-id", "sig", "--concurrency", "1", "-q"]  # fmt: skip
         server.delay = 0.25
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # a background job of a shell ignores SIGINT, and a child inherits that: give the CLI the default
+        previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+        try:
+            proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        finally:
+            signal.signal(signal.SIGINT, previous)
         deadline = time.monotonic() + 60
         while len(stored(db)) < 3 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
