@@ -226,3 +226,29 @@ def test_a_ray_run_can_write_parquet(ray_cluster: Any, server: FakeOpenAIServer,
     table = pq.read_table(folder)
     assert table.num_rows == 40 and len(set(table.column("item_id").to_pylist())) == 40
     assert sum(table.column("score").to_pylist()) / 40 == result.scores["faithfulness"] == pytest.approx(0.375)
+
+
+def test_the_driver_keeps_an_item_once_and_fails_a_second_item_with_its_id() -> None:
+    import asyncio
+
+    from troth.engines.ray import Collector
+    from troth.engines.worker import Outcome
+    from troth.evals.job import EvalJob
+    from troth.evals.results import ScorerEntry
+
+    entry = ScorerEntry(create_faithfulness_scorer(Judge("fake", base_url="http://127.0.0.1:9", api_key="k")))
+    job = EvalJob(None, [entry], None, None, None, "e", 1, None, quiet=True)
+    collector = Collector(job, {}, None)
+
+    def outcome(output: str, context: list[str]) -> Outcome:
+        return Outcome({"id": "a", "input": "q", "output": output, "context": context, "ground_truth": None,
+                        "metadata": {}})  # fmt: skip
+
+    async def take_in() -> None:
+        await collector.add(outcome("x", ["c"]))
+        await collector.add(outcome("y", ["c"]))  # scored again after a worker died: the same item
+        await collector.add(outcome("x", ["other"]))  # another item under the same id
+
+    asyncio.run(take_in())
+    assert [(r.id, sorted(r.errors)) for r in collector.results] == [("a", []), ("a (duplicate 1)", ["data"])]
+    assert collector.results[1].errors["data"].message == "duplicate id 'a'"

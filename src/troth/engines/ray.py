@@ -11,7 +11,6 @@ Ray is imported only when a run starts.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import pickle
 from collections.abc import Generator
@@ -21,7 +20,7 @@ from typing import Any
 
 from troth.engines.worker import JSONL, ROWS, TABLE, Outcome, ScoreWorker, WorkerSpec
 from troth.errors import MissingDependencyError
-from troth.evals.dataset import load_items
+from troth.evals.dataset import check_target, load_items
 from troth.evals.job import EvalJob
 from troth.evals.progress import Progress
 from troth.evals.records import result_from_record
@@ -133,9 +132,7 @@ class Source:
                 return cls(TABLE, path)
             raise ValueError(f"{path}: the Ray engine reads .jsonl files and Parquet files or folders")
         items = load_items(data)
-        missing = next((it["id"] for it in items if it["output"] is None), None)
-        if target is None and missing is not None:
-            raise ValueError(f"item {missing!r} has no 'output' and no target was given to produce one")
+        check_target(items, target)
         return cls(ROWS, items=items)
 
     def dataset(self, ray: Any) -> Any:
@@ -164,9 +161,8 @@ class Collector:
     def __init__(self, job: EvalJob, done: dict[tuple[str, str], RunRecord], total: int | None) -> None:
         self.job, self.done = job, done
         self.progress = Progress(total, job.quiet)
-        self.seen: dict[str, bytes] = {}  # item id -> digest of what it was (a repeat vs. a second item)
+        self.seen: dict[str, ItemResult] = {}  # item id -> the result kept for it
         self.results: list[ItemResult] = []
-        self.repeats = 0  # items that came back twice (a batch scored again after a worker died)
 
     async def collect(self, scored: Any) -> list[ItemResult]:
         batches = iter(scored.iter_batches(batch_size=None, batch_format="numpy"))
@@ -184,16 +180,14 @@ class Collector:
         item = outcome.item
         res = ItemResult(item["id"], item["input"], item["output"], item["context"], item["ground_truth"],
                          item["metadata"], errors=dict(outcome.errors))  # fmt: skip
-        what = repr((item["input"], item["context"], item["metadata"])).encode()
-        mark = hashlib.blake2b(what, digest_size=8).digest()
-        if self.seen.get(res.id) == mark:
-            self.repeats += 1
-            return
-        if res.id in self.seen:
+        first = self.seen.get(res.id)
+        if first is not None and (first.input, first.context, first.metadata) == (res.input, res.context, res.metadata):
+            return  # the same item again: a batch scored again after a worker died
+        if first is not None:
             res.errors = {"data": ItemError("ValueError", f"duplicate id {res.id!r}", "data")}
-            res.id = f"{res.id} (duplicate {self.repeats + len(self.results)})"
+            res.id = f"{res.id} (duplicate {len(self.results)})"
         else:
-            self.seen[res.id] = mark
+            self.seen[res.id] = res
             self._keep(outcome, res)
         self.progress.advance(res)
         await item_complete(self.job.on_item_complete, res, item["output"])

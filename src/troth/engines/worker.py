@@ -89,7 +89,7 @@ class ScoreWorker:
 
     def __call__(self, batch: Any) -> dict[str, list[Any]]:
         outcomes = self.loop.run_until_complete(self.score(batch.to_pylist()))
-        return {"id": [o.item["id"] for o in outcomes], "outcome": [pickle.dumps(o) for o in outcomes]}
+        return {"outcome": [pickle.dumps(o) for o in outcomes]}
 
     async def score(self, rows: list[dict[str, Any]]) -> list[Outcome]:
         recorder = Recorder()

@@ -37,6 +37,13 @@ def load_items(data: Any) -> list[dict[str, Any]]:
     return items
 
 
+def check_target(items: list[dict[str, Any]], target: Any) -> None:
+    """ValueError naming the first item without an output when there is no target to make one."""
+    missing = next((it["id"] for it in items if it["output"] is None), None)
+    if target is None and missing is not None:
+        raise ValueError(f"item {missing!r} has no 'output' and no target was given to produce one")
+
+
 def check_row(row: Any, where: str, *, default_id: str | None = None) -> dict[str, Any]:
     """One row as an item (all of ``ITEM_FIELDS``); ValueError/TypeError naming ``where`` if bad."""
     if not isinstance(row, Mapping):

@@ -21,7 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from troth._sync import run_sync
 from troth.errors import ScorerRunError, TrothError
-from troth.evals.dataset import load_items
+from troth.evals.dataset import check_target, load_items
 from troth.evals.job import Engine, EvalJob
 from troth.evals.progress import Progress
 from troth.evals.records import result_from_record, to_record
@@ -302,9 +302,8 @@ async def arun_evals(
         raise TypeError(f"engine must be an engine such as troth.RayEngine(), not {type(engine).__name__}")
     limit = check_rate_limit(rate_limit)
     items = load_items(data) if engine is None else None
-    missing = next((it["id"] for it in items or [] if it["output"] is None), None)
-    if target is None and missing is not None:
-        raise ValueError(f"item {missing!r} has no 'output' and no target was given to produce one")
+    if items is not None:
+        check_target(items, target)
     judges = [judge for entry in entries for judge in entry.scorer.judges()]
     for judge in judges:
         judge.backend()  # configuration errors before any work

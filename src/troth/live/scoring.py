@@ -11,9 +11,8 @@ import asyncio
 import functools
 import logging
 import queue
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from troth.evals.runner import score_and_save
@@ -34,7 +33,6 @@ class Job:
     record: dict[str, Any]
     scorer_ids: list[str]
     key: int = 0
-    queued_at: float = field(default_factory=time.monotonic)
 
 
 @dataclass(frozen=True)
