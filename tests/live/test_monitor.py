@@ -209,7 +209,7 @@ def test_exit_with_a_full_queue_flushes_bounded_and_logs_what_is_left(tmp_path: 
             scorer = create_faithfulness_scorer(judge, context=["x"], reason="template")
             monitor = Monitor([scorer], store={str(tmp_path / "exit.db")!r}, exit_timeout=0.5, concurrency=1)
             for i in range(5):
-                monitor.record(input=str(i), output="The bridge opened in 1932.")
+                monitor.record(input=str(i), output=f"The bridge opened in 1932. Call {{i}}.")  # no two alike
             print("app done")
         """)
         started = time.perf_counter()
