@@ -31,16 +31,16 @@ from typing import Any
 
 from bench.common import DATA_DIR, FILES, RESULTS, fmt, table, write_results
 from bench.metrics import detection, roc_auc, tuned_accuracy
-from bench.splits import read_half
+from bench.splits import Half, read_half
 from troth import Judge, create_faithfulness_scorer
 from troth.judges.backends.verifier import VerifierBackend
 from troth.sentences import split_sentences
 from troth.windows import terms
 
 
-def sample(path: Path, per_label: int, seed: int) -> list[dict[str, Any]]:
-    """Up to ``per_label`` held-out items of each label, shuffled."""
-    rows = read_half(path, "held")
+def sample(path: Path, per_label: int, seed: int, half: Half = "held") -> list[dict[str, Any]]:
+    """Up to ``per_label`` items of each label from ``half`` of the file, shuffled."""
+    rows = read_half(path, half)
     rng = random.Random(seed)
     picked = []
     for label in (0, 1):
