@@ -138,6 +138,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--round-s", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--soak-s", type=float, default=60.0)
+    parser.add_argument("--warmup-s", type=float, default=1.0, help="load before each round, not measured")
     parser.add_argument("--model-latency", type=float, default=0.02)
     parser.add_argument("--judge-latency", type=float, default=0.3)
     parser.add_argument("--soak-isolate", choices=["thread", "process"], default="process")
@@ -190,7 +191,7 @@ def side_by_side(args: argparse.Namespace, models: str, tmp: Path) -> dict[str, 
         for name, (sampling, isolate) in configs.items():
             db = str(tmp / f"{r}-{sampling}-{isolate}.db")
             with process("app", models, sampling, db, isolate, args=args) as (url, _):
-                asyncio.run(load(url, args.rate, 1.0))  # warm-up (connections, imports, first judge calls): dropped
+                asyncio.run(load(url, args.rate, args.warmup_s))  # connections, imports, the scoring's start: dropped
                 got = asyncio.run(load(url, args.rate, args.round_s))
             latencies[name] += got
             p99s[name].append(pct(got, 0.99))

@@ -4,7 +4,10 @@ faults kept away from the app, flush, cost and budget."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +16,7 @@ import pytest
 
 from tests.conftest import SECRET_KEY
 from troth import Budget, Judge, Monitor, Sampling, create_faithfulness_scorer, prices, set_prices
+from troth.live.scoring import NICENESS
 from troth.store import SQLiteStore
 from troth.testing import FakeOpenAIServer, Reply, ScriptedJudge
 
@@ -66,6 +70,20 @@ def test_decorated_sync_and_async_functions_are_scored_and_stored(
     assert rows[0][1] == "req-7" and all(r[5] > 0 for r in rows)
     stats = monitor.stats()
     assert (stats.seen, stats.sampled, stats.scored, stats.failed, stats.dropped) == (2, 2, 2, 0, 0)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread has a priority of its own on Linux")
+def test_the_scoring_thread_yields_the_cpu_and_the_app_keeps_its_priority(
+    live_server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    app = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    monitor = monitor_for(live_server, tmp_path / "live.db")
+    assert monitor.record(input="q", output="The bridge opened in 1932.")
+    assert monitor.flush(timeout=10)
+    worker = monitor._worker.native_id  # type: ignore[union-attr]
+    assert worker is not None and os.getpriority(os.PRIO_PROCESS, worker) == min(app + NICENESS, 19) > app
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == app
+    assert monitor.close()
 
 
 def test_sampling_rate_within_bounds_and_deterministic_by_trace(tmp_path: Path) -> None:
@@ -216,4 +234,6 @@ def test_exit_with_a_full_queue_flushes_bounded_and_logs_what_is_left(tmp_path: 
         proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "app done"
     assert time.perf_counter() - started < 20  # the exit waited about exit_timeout, not for every judge call
-    assert "sampled call(s) not scored at exit" in proc.stderr and "Traceback" not in proc.stderr
+    rows = stored(tmp_path / "exit.db") if (tmp_path / "exit.db").exists() else []
+    seen = f"stderr: {proc.stderr!r}; stored before exit: {[(r[2], r[3], r[4]) for r in rows]}"
+    assert "sampled call(s) not scored at exit" in proc.stderr and "Traceback" not in proc.stderr, seen

@@ -15,6 +15,7 @@ import pytest
 
 from tests.live.test_monitor import CONTEXT, SCRIPT, judge_for, monitor_for, stored
 from troth import Budget, Monitor, create_faithfulness_scorer, prices, set_prices
+from troth.live.scoring import NICENESS
 from troth.testing import FakeOpenAIServer, Reply
 
 
@@ -36,6 +37,8 @@ def test_calls_are_scored_in_another_process_and_stored(live_server: FakeOpenAIS
     child = monitor._process.process.pid  # type: ignore[union-attr]
     assert child != os.getpid()
     assert monitor.flush(timeout=30)
+    app = os.getpriority(os.PRIO_PROCESS, 0)  # scoring yields the CPU to the app's requests
+    assert os.getpriority(os.PRIO_PROCESS, child) == min(app + NICENESS, 19) > app
     stats = monitor.stats()
     assert (stats.seen, stats.sampled, stats.scored, stats.failed, stats.dropped) == (4, 4, 4, 0, 0)
     assert [(r[0], r[2]) for r in stored(db)] == [("live", 1.0), ("live", 1.0), ("live", 0.0), ("live", 1.0)]

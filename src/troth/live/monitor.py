@@ -27,7 +27,7 @@ from troth.evals.runner import normalise_output, scorer_entries
 from troth.live.budget import Budget
 from troth.live.process import ScoringProcess
 from troth.live.sampling import Sampling, as_sampling
-from troth.live.scoring import STOP, Job, Outcome, serve
+from troth.live.scoring import STOP, Job, Outcome, serve, yield_cpu
 from troth.store import Store, open_store
 
 log = logging.getLogger(__name__)
@@ -226,6 +226,7 @@ class Monitor:
 
     # -- the worker (a thread here; see live/process.py for a process) ------------------------
     def _serve_forever(self) -> None:
+        yield_cpu()
         asyncio.run(serve(self.scorers, self.store, self.concurrency, self._queue, self, lambda: self._closing))
 
     def taken(self, job: Job) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from troth.judges.capabilities import Prices
-from troth.live.scoring import FLUSH, STOP, Job, Outcome, serve
+from troth.live.scoring import FLUSH, STOP, Job, Outcome, serve, yield_cpu
 from troth.prices import overrides, set_prices
 from troth.scorers.base import Scorer
 from troth.store import Store, open_store
@@ -55,6 +55,7 @@ def child_main(blob: bytes, store_spec: Any, concurrency: int, jobs: Any, events
                price_overrides: dict[str, Prices]) -> None:  # fmt: skip
     """The child process: the app's prices, the scorers and the store; serve until STOP."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the app's; the parent stops the child
+    yield_cpu()
     set_prices(price_overrides)
     scorers: list[Scorer] = pickle.loads(blob)
     store = open_store(store_spec)

@@ -8,9 +8,13 @@ run came to (scored or not, cost, judge calls) through its ``hooks``. Nothing it
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
+import os
 import queue
+import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -24,6 +28,21 @@ log = logging.getLogger("troth.live.monitor")
 STOP = "stop"  # put on a queue after the last call: the worker drains what it has and ends
 IDLE_MIN, IDLE_MAX = 0.005, 0.05  # seconds between looks at an empty queue
 FLUSH = "flush"  # the worker writes out its store (a process's own store) and says so
+NICENESS = 10
+"""How much lower the scoring's CPU priority is than the app's: where the two compete for a core,
+the app's requests go first and scoring waits (it is queued work; its queue bounds the wait)."""
+
+
+def yield_cpu() -> None:
+    """Lower the CPU priority of the calling thread and the threads it starts by :data:`NICENESS`
+    on Linux (priority is per thread there); elsewhere, called from a scoring process's main
+    thread, of that process; otherwise nothing (a thread's priority would be the whole app's)."""
+    if sys.platform.startswith("linux"):
+        tid = threading.get_native_id()
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, tid, min(os.getpriority(os.PRIO_PROCESS, tid) + NICENESS, 19))
+    elif threading.current_thread() is threading.main_thread() and hasattr(os, "nice"):
+        os.nice(NICENESS)
 
 
 @dataclass

@@ -135,6 +135,7 @@ class FakeOpenAIServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms wait for an ACK
 
             def log_message(self, format: str, *args: Any) -> None:  # silence stderr logging
                 return
