@@ -86,6 +86,20 @@ def test_the_scoring_thread_yields_the_cpu_and_the_app_keeps_its_priority(
     assert monitor.close()
 
 
+def test_close_closes_the_store_it_opened_and_leaves_a_given_one_open(
+    live_server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    given = SQLiteStore(tmp_path / "given.db")
+    own = monitor_for(live_server, tmp_path / "own.db")
+    theirs = Monitor([create_faithfulness_scorer(judge_for(live_server), context=CONTEXT)], store=given)
+    for monitor in (own, theirs):
+        assert monitor.record(input="q", output="The bridge opened in 1932.") and monitor.close(timeout=10)
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        own.store.migrations()  # type: ignore[union-attr]
+    assert theirs.store is given and given.list_runs(source="live")[0].score == 1.0
+    given.close()
+
+
 def test_sampling_rate_within_bounds_and_deterministic_by_trace(tmp_path: Path) -> None:
     sampling = Sampling(rate=0.1, by_trace=False, seed=7)
     chosen = sum(bool(sampling.chosen(["f"], {"trace_id": None})) for _ in range(1000))

@@ -35,7 +35,7 @@ def test_calls_are_scored_in_another_process_and_stored(live_server: FakeOpenAIS
 
     assert [answer(f"q{i}") for i in range(4)][2] == "The bridge opened in 1950."
     child = monitor._process.process.pid  # type: ignore[union-attr]
-    assert child != os.getpid()
+    assert child != os.getpid() and monitor.store is None  # the child writes the store, not the app
     assert monitor.flush(timeout=30)
     app = os.getpriority(os.PRIO_PROCESS, 0)  # scoring yields the CPU to the app's requests
     assert os.getpriority(os.PRIO_PROCESS, child) == min(app + NICENESS, 19) > app

@@ -83,7 +83,7 @@ class Monitor:
         self.concurrency, self.exit_timeout = concurrency, exit_timeout
         if isolate not in ("thread", "process"):
             raise ValueError(f"isolate must be 'thread' or 'process', not {isolate!r}")
-        self.store: Store | None = open_store(store)
+        self.store, self._owns_store = _store_here(store, isolate)
         self._queue: queue.Queue[Job | str] = queue.Queue(maxsize=queue_size)
         self._stats = MonitorStats()
         self._pending = 0  # queued or being scored
@@ -214,6 +214,8 @@ class Monitor:
             self._worker.join(timeout=1.0)
         if self._process is not None:
             self._process.stop(1.0 if not drained else 5.0)
+        if self.store is not None and self._owns_store and not (self._worker and self._worker.is_alive()):
+            self.store.close()  # one the monitor opened, once nothing writes to it
         atexit.unregister(self._at_exit)
         return drained
 
@@ -258,6 +260,18 @@ class Monitor:
             self._stats.failed += count
             self._pending -= count
             self._done.notify_all()
+
+
+def _store_here(store: Any, isolate: str) -> tuple[Store | None, bool]:
+    """The store this process writes, and whether the monitor opened it. With a scoring process
+    there is none here (the child opens its own); a store that cannot open fails now either way."""
+    opened = open_store(store)
+    owned = opened is not store
+    if isolate == "process":
+        if owned and opened is not None:
+            opened.close()
+        return None, False
+    return opened, owned
 
 
 def _pick(how: Pick, arguments: Mapping[str, Any], result: Any, default: Any) -> Any:
