@@ -251,3 +251,25 @@ def test_exit_with_a_full_queue_flushes_bounded_and_logs_what_is_left(tmp_path: 
     rows = stored(tmp_path / "exit.db") if (tmp_path / "exit.db").exists() else []
     seen = f"stderr: {proc.stderr!r}; stored before exit: {[(r[2], r[3], r[4]) for r in rows]}"
     assert "sampled call(s) not scored at exit" in proc.stderr and "Traceback" not in proc.stderr, seen
+
+
+def test_exit_flush_scores_calls_queued_just_before_the_interpreter_exits(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import textwrap
+
+    with FakeOpenAIServer(SCRIPT) as judge_server:
+        judge_server.delay = 0.2
+        script = textwrap.dedent(f"""
+            from troth import Judge, Monitor, create_faithfulness_scorer
+            judge = Judge("j", base_url="{judge_server.base_url}", api_key="x", timeout=30)
+            scorer = create_faithfulness_scorer(judge, context=["x"], reason="template")
+            monitor = Monitor([scorer], store={str(tmp_path / "exit.db")!r}, exit_timeout=20, concurrency=2)
+            for i in range(4):
+                monitor.record(input=str(i), output=f"The bridge opened in 1932. Call {{i}}.")
+        """)
+        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == ""
+    rows = stored(tmp_path / "exit.db")
+    assert [(r[7], r[3]) for r in rows] == [(f'"{i}"', None) for i in range(4)]  # scored, none failed
+    assert all(r[2] is not None for r in rows)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures.thread  # noqa: F401  (imported before the exit hook is registered: see _ExitFlush)
 import functools
 import inspect
 import itertools
@@ -93,7 +94,7 @@ class Monitor:
         self._closing = False
         self._process = ScoringProcess(self.scorers, store, concurrency, queue_size, self._report, self._lost) \
             if isolate == "process" else None  # fmt: skip
-        atexit.register(self._at_exit)
+        _at_exit_hooks.add(self)
 
     # -- the request path ---------------------------------------------------------------------
     def record(
@@ -216,7 +217,7 @@ class Monitor:
             self._process.stop(1.0 if not drained else 5.0)
         if self.store is not None and self._owns_store and not (self._worker and self._worker.is_alive()):
             self.store.close()  # one the monitor opened, once nothing writes to it
-        atexit.unregister(self._at_exit)
+        _at_exit_hooks.discard(self)
         return drained
 
     def _at_exit(self) -> None:
@@ -272,6 +273,52 @@ def _store_here(store: Any, isolate: str) -> tuple[Store | None, bool]:
             opened.close()
         return None, False
     return opened, owned
+
+
+class _ExitFlush:
+    """The monitors still open, flushed (bounded) when the interpreter exits.
+
+    The hook runs with threading's exit hooks, which run in reverse order of registration, so
+    before ``concurrent.futures`` stops its thread pools (that module is imported above, first).
+    A plain ``atexit`` hook runs after: every judge call that then needs a pool's thread (the
+    client's address lookup) failed with "cannot schedule new futures after interpreter shutdown".
+    """
+
+    def __init__(self) -> None:
+        self._monitors: dict[int, Monitor] = {}
+        self._lock = threading.Lock()
+        self._hooked = False
+
+    def add(self, monitor: Monitor) -> None:
+        with self._lock:
+            self._monitors[id(monitor)] = monitor
+            if not self._hooked:
+                self._hooked = True
+                _on_exit(self.run)
+
+    def discard(self, monitor: Monitor) -> None:
+        with self._lock:
+            self._monitors.pop(id(monitor), None)
+
+    def run(self) -> None:
+        with self._lock:
+            monitors, self._monitors = list(self._monitors.values()), {}
+        for monitor in monitors:
+            monitor._at_exit()
+
+
+def _on_exit(hook: Callable[[], None]) -> None:
+    register = getattr(threading, "_register_atexit", None)  # CPython 3.9+
+    if register is not None:
+        try:
+            register(hook)
+            return
+        except RuntimeError:  # already shutting down
+            pass
+    atexit.register(hook)
+
+
+_at_exit_hooks = _ExitFlush()
 
 
 def _pick(how: Pick, arguments: Mapping[str, Any], result: Any, default: Any) -> Any:
