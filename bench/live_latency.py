@@ -11,7 +11,8 @@ against a loopback model server (the agent's model answers in ``--model-latency`
 in ``--judge-latency`` s). The model server, the app and the load generator are three
 processes, so that only the monitor shares the app's interpreter. Open-loop load at ``--rate``
 requests/s; the configurations alternate in rounds, side by side. Reported: p50 and p99 latency
-of the endpoint per configuration and what the monitor adds to each; then a soak at sampling
+of the endpoint per configuration and what the monitor adds to each (pooled; the median of the
+per-round p99s; and paired, each round against the same round without a monitor); then a soak at sampling
 0.1 (``--soak-isolate``, default process): calls dropped, sampled calls not stored after the
 flush (lost), and the RSS of the app and its children over time.
 """
@@ -204,8 +205,16 @@ def side_by_side(args: argparse.Namespace, models: str, tmp: Path) -> dict[str, 
                      "added_p99_ms": pct(values, 0.99) - pct(base, 0.99),
                      "median_round_p99_ms": statistics.median(p99s[name]),
                      "added_median_round_p99_ms": statistics.median(p99s[name]) - statistics.median(p99s["no monitor"]),
+                     **paired(p99s[name], p99s["no monitor"]), "round_p99_ms": p99s[name],
                      "mean_ms": statistics.fmean(values) * 1000}  # fmt: skip
     return out
+
+
+def paired(p99s: list[float], base: list[float]) -> dict[str, Any]:
+    """Round by round, p99 minus the same round's p99 without a monitor: the median, and how
+    many rounds added more than 1 ms (the no-monitor rerun shows how many the noise gives)."""
+    added = [a - b for a, b in zip(p99s, base, strict=True)]
+    return {"added_p99_paired_median_ms": statistics.median(added), "rounds_over_1ms": sum(a > 1.0 for a in added)}
 
 
 def soak(args: argparse.Namespace, models: str, db: Path) -> dict[str, Any]:
@@ -246,9 +255,9 @@ def drained_stats(url: str, timeout: float = 60.0) -> dict[str, Any]:
 
 def markdown(report: dict[str, Any]) -> str:
     s = report["settings"]
-    cols = ["requests", "p50_ms", "p99_ms", "added_p50_ms", "added_p99_ms", "median_round_p99_ms",
-            "added_median_round_p99_ms"]  # fmt: skip
-    rows = ([name, *(fmt(v[c], 2) for c in cols)] for name, v in report.get("latency", {}).items())
+    cols = ["requests", "p50_ms", "p99_ms", "added_p50_ms", "added_p99_ms", "added_median_round_p99_ms",
+            "added_p99_paired_median_ms", "rounds_over_1ms"]  # fmt: skip
+    rows = ([name, *(fmt(v.get(c), 2) for c in cols)] for name, v in report.get("latency", {}).items())
     soak = report["soak"]
     rss = [m for _, m in soak["rss_mb"]]
     lines = [
