@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SECRET_KEY
-from troth import Budget, Judge, Monitor, Sampling, create_faithfulness_scorer, prices, set_prices
+from troth import Budget, Judge, Monitor, Sampling, create_faithfulness_scorer, create_scorer, prices, set_prices
 from troth.live.scoring import NICENESS
 from troth.store import SQLiteStore
 from troth.testing import FakeOpenAIServer, Reply, ScriptedJudge
@@ -273,3 +273,55 @@ def test_exit_flush_scores_calls_queued_just_before_the_interpreter_exits(tmp_pa
     rows = stored(tmp_path / "exit.db")
     assert [(r[7], r[3]) for r in rows] == [(f'"{i}"', None) for i in range(4)]  # scored, none failed
     assert all(r[2] is not None for r in rows)
+
+
+def scored_once(scorers: list[Any], db: Path) -> tuple[Any, ...]:
+    """Watch a function with ``scorers``, call it once, and return the one stored row."""
+    monitor = Monitor(scorers, store=db)
+
+    @monitor.watch
+    def answer(question: str) -> str:
+        return "The bridge opened in 1932."
+
+    assert answer("q") == "The bridge opened in 1932."
+    assert monitor.flush(timeout=20) and monitor.close()
+    with sqlite3.connect(db) as conn:
+        (row,) = conn.execute("SELECT score, reason, error, error_step FROM runs")
+    return tuple(row)
+
+
+def test_garbage_answers_and_a_raising_scorer_are_stored_failures(tmp_path: Path) -> None:
+    def boom(ctx: Any) -> str:
+        raise RuntimeError("scorer bug")
+
+    raising = create_scorer(id="raising", description="raises").preprocess(boom).generate_score(lambda ctx: 1.0)
+    assert scored_once([raising], tmp_path / "raising.db") == (None, None, "RuntimeError: scorer bug", "preprocess")
+    with FakeOpenAIServer(lambda request: Reply(content="not json at all")) as garbage:
+        score, _, error, step = scored_once([create_faithfulness_scorer(judge_for(garbage), context=CONTEXT)],
+                                            tmp_path / "garbage.db")  # fmt: skip
+    assert (score, step) == (None, "preprocess") and error.startswith("JudgeOutputError") and "not valid JSON" in error
+
+
+def test_a_call_with_no_context_gets_the_documented_result(live_server: FakeOpenAIServer, tmp_path: Path) -> None:
+    score, reason, error, _ = scored_once([create_faithfulness_scorer(judge_for(live_server))], tmp_path / "n.db")
+    assert (score, error) == (0.0, None) and "no context" in reason.lower()
+
+
+def test_calls_from_many_threads_are_all_counted_and_stored(live_server: FakeOpenAIServer, tmp_path: Path) -> None:
+    monitor = monitor_for(live_server, tmp_path / "live.db", queue_size=200)
+
+    @monitor.watch(trace_id="trace")
+    def answer(question: str, trace: str) -> str:
+        return "The bridge opened in 1932."
+
+    threads = [threading.Thread(target=lambda k=k: [answer("q", trace=f"t{k}-{i}") for i in range(10)])
+               for k in range(8)]  # fmt: skip
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert monitor.flush(timeout=30) and monitor.close()
+    rows = stored(tmp_path / "live.db")
+    assert len({r[1] for r in rows}) == 80 and all(r[2] == 1.0 for r in rows)
+    stats = monitor.stats()
+    assert (stats.seen, stats.sampled, stats.scored, stats.dropped) == (80, 80, 80, 0)
