@@ -107,5 +107,5 @@ def from_env() -> Starlette:
         agent_api_key=os.environ.get("AGENT_API_KEY", "not-needed"),
         judge=os.environ.get("TROTH_JUDGE", "local"),
         sampling=float(os.environ.get("TROTH_SAMPLING", "1.0")),
-        isolate="thread" if os.environ.get("TROTH_ISOLATE") == "thread" else "process",
+        isolate=os.environ.get("TROTH_ISOLATE", "process"),  # type: ignore[arg-type]  # the Monitor checks it
     )

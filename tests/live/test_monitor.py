@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
+import subprocess
 import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -183,10 +185,6 @@ def test_unknown_price_is_unknown_not_zero(live_server: FakeOpenAIServer, tmp_pa
 
 
 def test_cli_live_summary_and_runs_filter(live_server: FakeOpenAIServer, tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
-
     db = tmp_path / "live.db"
     monitor = monitor_for(live_server, db)
     for i, year in enumerate((1932, 1932, 1950, 1932)):
@@ -226,26 +224,28 @@ def test_budget_windows_slide() -> None:
         Budget(usd_per_hour=-1)
 
 
-def test_exit_with_a_full_queue_flushes_bounded_and_logs_what_is_left(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-    import textwrap
+def app_that_exits(server: FakeOpenAIServer, db: Path, calls: int, **monitor: Any) -> subprocess.CompletedProcess[str]:
+    """A script that queues ``calls`` differing calls (the judge's memory cannot answer one for
+    another), prints "app done" and exits; the Monitor gets ``monitor`` as keyword arguments."""
+    script = textwrap.dedent(f"""
+        import logging
+        from troth import Judge, Monitor, create_faithfulness_scorer
+        logging.basicConfig(level=logging.WARNING)
+        judge = Judge("j", base_url="{server.base_url}", api_key="x", timeout=30)
+        scorer = create_faithfulness_scorer(judge, context=["x"], reason="template")
+        monitor = Monitor([scorer], store={str(db)!r}, **{monitor!r})
+        for i in range({calls}):
+            monitor.record(input=str(i), output=f"The bridge opened in 1932. Call {{i}}.")
+        print("app done")
+    """)
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
 
+
+def test_exit_with_a_full_queue_flushes_bounded_and_logs_what_is_left(tmp_path: Path) -> None:
     with FakeOpenAIServer(SCRIPT) as slow:
         slow.delay = 1.0
-        script = textwrap.dedent(f"""
-            import logging
-            from troth import Judge, Monitor, create_faithfulness_scorer
-            logging.basicConfig(level=logging.WARNING)
-            judge = Judge("j", base_url="{slow.base_url}", api_key="x", timeout=30)
-            scorer = create_faithfulness_scorer(judge, context=["x"], reason="template")
-            monitor = Monitor([scorer], store={str(tmp_path / "exit.db")!r}, exit_timeout=0.5, concurrency=1)
-            for i in range(5):
-                monitor.record(input=str(i), output=f"The bridge opened in 1932. Call {{i}}.")  # no two alike
-            print("app done")
-        """)
         started = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+        proc = app_that_exits(slow, tmp_path / "exit.db", 5, exit_timeout=0.5, concurrency=1)
     assert proc.returncode == 0 and proc.stdout.strip() == "app done"
     assert time.perf_counter() - started < 20  # the exit waited about exit_timeout, not for every judge call
     rows = stored(tmp_path / "exit.db") if (tmp_path / "exit.db").exists() else []
@@ -254,22 +254,10 @@ def test_exit_with_a_full_queue_flushes_bounded_and_logs_what_is_left(tmp_path: 
 
 
 def test_exit_flush_scores_calls_queued_just_before_the_interpreter_exits(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-    import textwrap
-
     with FakeOpenAIServer(SCRIPT) as judge_server:
         judge_server.delay = 0.2
-        script = textwrap.dedent(f"""
-            from troth import Judge, Monitor, create_faithfulness_scorer
-            judge = Judge("j", base_url="{judge_server.base_url}", api_key="x", timeout=30)
-            scorer = create_faithfulness_scorer(judge, context=["x"], reason="template")
-            monitor = Monitor([scorer], store={str(tmp_path / "exit.db")!r}, exit_timeout=20, concurrency=2)
-            for i in range(4):
-                monitor.record(input=str(i), output=f"The bridge opened in 1932. Call {{i}}.")
-        """)
-        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 0 and proc.stderr == ""
+        proc = app_that_exits(judge_server, tmp_path / "exit.db", 4, exit_timeout=20, concurrency=2)
+    assert proc.returncode == 0 and proc.stdout.strip() == "app done" and proc.stderr == ""
     rows = stored(tmp_path / "exit.db")
     assert [(r[7], r[3]) for r in rows] == [(f'"{i}"', None) for i in range(4)]  # scored, none failed
     assert all(r[2] is not None for r in rows)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import concurrent.futures.thread  # noqa: F401  (imported before the exit hook is registered: see _ExitFlush)
 import functools
 import inspect
 import itertools
@@ -279,30 +278,33 @@ class _ExitFlush:
     """The monitors still open, flushed (bounded) when the interpreter exits.
 
     The hook runs with threading's exit hooks, which run in reverse order of registration, so
-    before ``concurrent.futures`` stops its thread pools (that module is imported above, first).
-    A plain ``atexit`` hook runs after: every judge call that then needs a pool's thread (the
-    client's address lookup) failed with "cannot schedule new futures after interpreter shutdown".
+    before ``concurrent.futures`` stops its thread pools (that module is imported first, in
+    :meth:`add`). A plain ``atexit`` hook runs after: every judge call that then needs a pool's
+    thread (the client's address lookup) failed with "cannot schedule new futures after
+    interpreter shutdown". The hook is registered with the first monitor, not at import.
     """
 
     def __init__(self) -> None:
-        self._monitors: dict[int, Monitor] = {}
+        self._monitors: set[Monitor] = set()
         self._lock = threading.Lock()
         self._hooked = False
 
     def add(self, monitor: Monitor) -> None:
         with self._lock:
-            self._monitors[id(monitor)] = monitor
+            self._monitors.add(monitor)
             if not self._hooked:
+                import concurrent.futures.thread  # noqa: F401  (its exit hook must be registered before ours)
+
                 self._hooked = True
                 _on_exit(self.run)
 
     def discard(self, monitor: Monitor) -> None:
         with self._lock:
-            self._monitors.pop(id(monitor), None)
+            self._monitors.discard(monitor)
 
     def run(self) -> None:
         with self._lock:
-            monitors, self._monitors = list(self._monitors.values()), {}
+            monitors, self._monitors = list(self._monitors), set()
         for monitor in monitors:
             monitor._at_exit()
 
