@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
 import pytest
 
 from troth import Judge, RateLimit, create_faithfulness_scorer, run_evals
-from troth.ratelimit import Pace, estimate_tokens
+from troth.ratelimit import LocalPacer, Pace, estimate_tokens
 from troth.testing import FakeOpenAIServer
 from troth.testing.server import Reply, Request, ScriptedJudge
 
@@ -74,6 +75,24 @@ def test_a_local_run_keeps_to_the_rate_limit_over_real_http() -> None:
     times.sort()
     assert all(later - first >= 1.0 for first, later in zip(times, times[11:], strict=False))  # <= 11 in any 1 s
     assert (len(times) - 1) / (times[-1] - times[0]) <= 10 * 1.05
+
+
+def test_a_paced_call_has_its_http_client_before_it_waits_for_its_slot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The slot times the request: the client's set-up (tens of ms on a busy machine) comes first,
+    else the first request went out late and the second one close behind it."""
+    ready: list[bool] = []
+    with FakeOpenAIServer(ScriptedJudge(verdicts={"paris": ("yes", "Paris")}), record=False) as srv:
+        judge = Judge("fake", base_url=srv.base_url, api_key="k")
+        backend: Any = judge.backend()
+
+        async def wait(self: LocalPacer, tokens: int) -> None:
+            ready.append(asyncio.get_running_loop() in backend._clients)
+
+        monkeypatch.setattr(LocalPacer, "wait", wait)
+        scorer = create_faithfulness_scorer(judge)
+        run_evals([{"output": "Paris is big.", "context": ["Paris is big."]}], scorer, store=None, quiet=True,
+                  rate_limit=RateLimit(requests_per_minute=600))  # fmt: skip
+    assert ready and all(ready)
 
 
 def test_rate_limit_must_be_a_rate_limit() -> None:

@@ -68,7 +68,9 @@ class Backend(Protocol):
     backend can; ``retry`` is True after an invalid answer, so a backend may decode more strictly).
     ``choose``: probabilities of one-word answers. ``classify``: probabilities for (passage,
     claim) pairs. A backend implements the methods its capabilities declare; :class:`BackendBase`
-    refuses the others. Transport failures are :class:`troth.errors.JudgeConnectionError`.
+    refuses the others. ``prepare``: set up what a call needs (a client) before the call waits
+    for its rate-limit slot, so the slot times the request, not the set-up. Transport failures
+    are :class:`troth.errors.JudgeConnectionError`.
     """
 
     model_id: str
@@ -90,11 +92,14 @@ class Backend(Protocol):
 
     async def classify(self, pairs: Sequence[tuple[str, str]]) -> list[PairScores]: ...
 
+    async def prepare(self) -> None: ...
+
     async def aclose(self) -> None: ...
 
 
 class BackendBase:
-    """Defaults for a backend: the abilities it does not declare raise ConfigError; nothing to close."""
+    """Defaults for a backend: the abilities it does not declare raise ConfigError; nothing to
+    prepare or close."""
 
     model_id: str
     capabilities: Capabilities
@@ -120,6 +125,9 @@ class BackendBase:
 
     async def classify(self, pairs: Sequence[tuple[str, str]]) -> list[PairScores]:
         raise self._refuse("classify (context, claim) pairs; only the offline verifier can")
+
+    async def prepare(self) -> None:
+        return None
 
     async def aclose(self) -> None:
         return None

@@ -250,6 +250,7 @@ class Judge:
 
             async def call() -> Completion:
                 if settings.pacer is not None:
+                    await backend.prepare()  # its slot then times the request, not the client's set-up
                     await settings.pacer.wait(estimate_tokens(messages, tokens))
                 async with settings.limiter or contextlib.nullcontext():
                     return await backend.complete(

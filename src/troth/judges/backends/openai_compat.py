@@ -66,6 +66,10 @@ class OpenAICompatBackend(BackendBase):
             self._clients[loop] = client
         return client
 
+    async def prepare(self) -> None:
+        """The running event loop's HTTP client, made now (before a rate-limit slot)."""
+        self._client()
+
     async def aclose(self) -> None:
         """Close the HTTP client of the running event loop (others are left alone)."""
         client = self._clients.pop(asyncio.get_running_loop(), None)
