@@ -73,7 +73,9 @@ def test_a_local_run_keeps_to_the_rate_limit_over_real_http() -> None:
                            rate_limit=RateLimit(requests_per_minute=600))  # fmt: skip
     assert result.summary.failed_items == 0 and len(times) >= 16
     times.sort()
-    assert all(later - first >= 1.0 for first, later in zip(times, times[11:], strict=False))  # <= 11 in any 1 s
+    # Paced at 10/s, any 1 s holds 11 at most; one more is the machine's scheduling jitter (a
+    # request up to 0.2 s late beside an on-time one). Unpaced, all 16 arrive within ~0.1 s.
+    assert all(later - first >= 1.0 for first, later in zip(times, times[12:], strict=False))  # <= 12 in any 1 s
     assert (len(times) - 1) / (times[-1] - times[0]) <= 10 * 1.05
 
 

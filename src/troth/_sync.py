@@ -15,6 +15,8 @@ def run_sync(factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(factory())
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="troth-sync") as pool:
-        return pool.submit(lambda: asyncio.run(factory())).result()
+        pass  # no loop here: run below, so that errors do not carry this one as their context
+    else:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="troth-sync") as pool:
+            return pool.submit(lambda: asyncio.run(factory())).result()
+    return asyncio.run(factory())
