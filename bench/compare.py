@@ -108,7 +108,8 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(argv: list[str] | None) -> tuple[argparse.Namespace, list[Path], list[str]]:
+    """The options, the data files and the tools, checked (a bad one is a usage error)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--base-url", help="upstream OpenAI-compatible server")
     parser.add_argument("--model", default="judge", help="model name sent upstream")
@@ -133,7 +134,33 @@ def main(argv: list[str] | None = None) -> int:
     absent = [t for t in tools if t not in TOOLS or tool_python(t) is None]
     if absent:
         parser.error(f"not available: {', '.join(absent)} (known: {', '.join(TOOLS)}; run bash bench/peers/setup.sh)")
+    return args, files, tools
 
+
+def compare_file(
+    path: Path, tools: list[str], args: argparse.Namespace, proxy: RecordingProxy, tmp: Path
+) -> list[dict[str, Any]]:
+    """Every tool on one file's sample, through the recording proxy."""
+    rows = load(path, args.limit, args.seed)
+    items_file = tmp / f"{path.stem}.jsonl"
+    items_file.write_text(
+        "".join(
+            json.dumps({"index": i, "context": r["context"], "output": r["output"]}) + "\n" for i, r in enumerate(rows)
+        ),
+        encoding="utf-8",
+    )
+    results = []
+    for tool in tools:
+        # items are tagged "<file>.<index>" for the proxy, so files do not mix
+        url = proxy.base_url(tool, f"{path.stem}.{{item}}")
+        print(f"{path.stem}: {tool} on {len(rows)} items", file=sys.stderr, flush=True)
+        run = run_runner(tool, items_file, url, args.model, args.concurrency)
+        results.append(summarise(tool, rows, run, proxy, prefix=f"{path.stem}."))
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, files, tools = parse(argv)
     upstream = None
     if args.local is not None:
         from bench.local_server import LocalModelResponder
@@ -158,22 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with RecordingProxy(base_url) as proxy, tempfile.TemporaryDirectory() as tmp:
             for path in files:
-                rows = load(path, args.limit, args.seed)
-                items_file = Path(tmp) / f"{path.stem}.jsonl"
-                items_file.write_text(
-                    "".join(
-                        json.dumps({"index": i, "context": r["context"], "output": r["output"]}) + "\n"
-                        for i, r in enumerate(rows)
-                    ),
-                    encoding="utf-8",
-                )
-                results = []
-                for tool in tools:
-                    # items are tagged "<file>.<index>" for the proxy, so files do not mix
-                    url = proxy.base_url(tool, f"{path.stem}.{{item}}")
-                    print(f"{path.stem}: {tool} on {len(rows)} items", file=sys.stderr, flush=True)
-                    run = run_runner(tool, items_file, url, args.model, args.concurrency)
-                    results.append(summarise(tool, rows, run, proxy, prefix=f"{path.stem}."))
+                results = compare_file(path, tools, args, proxy, Path(tmp))
                 report["files"][path.stem] = results
                 report["ratios"][path.stem] = ratios(results)
                 write_results(stem, report, markdown(report))
