@@ -68,7 +68,7 @@ async def score_all(rows: list[dict[str, Any]], judge: Judge, concurrency: int) 
                     "calls": sum(u.calls for u in result.usage.values()),
                     "prompt_tokens": sum(u.prompt_tokens for u in result.usage.values()),
                     "completion_tokens": sum(u.completion_tokens for u in result.usage.values()),
-                    "verdicts": [v["verdict"] for v in result.analyze_step_result["verdicts"]],
+                    "verdicts": [v.verdict for v in result.verdicts],
                 }
                 p_yes = [p for v in result.analyze_step_result.verdicts if (p := v.p_supported) is not None]
                 if p_yes:

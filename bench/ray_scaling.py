@@ -35,11 +35,11 @@ from typing import Any
 
 from bench.common import DATA_DIR, RESULTS, fmt, table, write_results
 from troth import EvalResult, Judge, RayEngine, create_faithfulness_scorer, run_evals
+from troth.engines.base import EvalJob
+from troth.engines.item import Outcome
 from troth.engines.ray import Collector
-from troth.engines.worker import Outcome
-from troth.evals.job import EvalJob
+from troth.evals.entries import ScorerEntry
 from troth.evals.records import to_record
-from troth.evals.results import ScorerEntry
 from troth.scorers.base import Scorer
 from troth.store import ParquetStore, SQLiteStore
 from troth.store.base import now
@@ -123,7 +123,7 @@ def ingest(n: int, tmp: Path) -> dict[str, float]:
         item: dict[str, Any] = {"id": str(i), "input": "q", "output": "Paris is big. Rome is small.",
                                 "context": ["Paris is big."], "ground_truth": None, "metadata": {}}  # fmt: skip
         record = to_record("e", item, scorer, result, None, now())
-        blobs.append(pickle.dumps(Outcome(item, [record])))
+        blobs.append(pickle.dumps(Outcome(item, {scorer.id: result}, [record])))
     out = {}
     for name, store in (("sqlite", SQLiteStore(tmp / "i.db")), ("parquet", ParquetStore(tmp / "i.parquet"))):
         job = EvalJob(None, [ScorerEntry(scorer)], None, None, store, "e", 1, None, quiet=True)

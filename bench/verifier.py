@@ -34,8 +34,8 @@ from bench.metrics import detection, roc_auc, tuned_accuracy
 from bench.splits import Half, read_half
 from troth import Judge, create_faithfulness_scorer
 from troth.judges.backends.verifier import VerifierBackend
-from troth.sentences import split_sentences
-from troth.windows import terms
+from troth.text.sentences import split_sentences
+from troth.text.windows import terms
 
 
 def sample(path: Path, per_label: int, seed: int, half: Half = "held") -> list[dict[str, Any]]:

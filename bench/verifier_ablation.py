@@ -3,7 +3,7 @@
     python -m bench.verifier_ablation            # 75 items per label held out, 150 per label to fit
     python -m bench.verifier_ablation --quick    # smoke run
 
-Every claim of an output (troth.sentences.split_claims) is classified against its windows, as
+Every claim of an output (troth.text.sentences.split_claims) is classified against its windows, as
 the verifier does (troth.judges.strategies.pairs). An output's P(faithful) is its least
 supported claim's P under each of these methods:
 
@@ -35,9 +35,9 @@ from bench.verifier import overlap_baseline, sample
 from train.head import fit
 from troth.judges.backends.verifier import VerifierBackend, VerifierModel, find_verifier
 from troth.judges.strategies.pairs import WINDOW_CHARS
-from troth.overlap import apply_head, features
-from troth.sentences import split_claims
-from troth.windows import claim_windows, context_sentences, window_text
+from troth.text.overlap import apply_head, features
+from troth.text.sentences import split_claims
+from troth.text.windows import claim_windows, context_sentences, window_text
 
 Item = dict[str, Any]
 HEADS = {"lexical head": slice(2, 6), "classifier + lexical": slice(0, 6)}

@@ -2,7 +2,7 @@
 dev files, and synthetic pairs made from their contexts.
 
 Every pair is ``(passage, claim, target)``; the passage is the window the verifier would see
-(troth.windows), so training and inference read contexts the same way. Targets: 0 supported,
+(troth.text.windows), so training and inference read contexts the same way. Targets: 0 supported,
 1 contradicted, 2 unverifiable, or 3 "not supported" for sources whose labels merge the last two
 (trained with a binary loss on P(supported)).
 """
@@ -18,8 +18,8 @@ from pathlib import Path
 
 from bench.splits import read_half
 from troth.judges.strategies.pairs import WINDOW_CHARS
-from troth.sentences import split_sentences
-from troth.windows import claim_windows, context_sentences, window_text
+from troth.text.sentences import split_sentences
+from troth.text.windows import claim_windows, context_sentences, window_text
 
 SUPPORTED, CONTRADICTED, UNVERIFIABLE, NOT_SUPPORTED = 0, 1, 2, 3
 _LABELS = {"supported": SUPPORTED, "contradicted": CONTRADICTED, "unverifiable": UNVERIFIABLE}

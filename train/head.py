@@ -1,5 +1,5 @@
 """Fit the verifier's calibration head: a logistic regression over the classifier's log-odds and
-the claim's lexical evidence in its passage (troth.overlap).
+the claim's lexical evidence in its passage (troth.text.overlap).
 
 It is fitted on pairs the classifier never saw: the validation pairs held out of training
 (``--on valid``, the default, used for the shipped model). ``--on dev`` fits it on claims of the
@@ -23,8 +23,8 @@ from bench.common import DATA_DIR
 from bench.splits import read_half
 from train.data import DEV_FILES, SUPPORTED, passage_for, training_pairs
 from troth.judges.backends.verifier import VerifierBackend, VerifierModel
-from troth.overlap import FEATURES, features
-from troth.sentences import split_claims
+from troth.text.overlap import FEATURES, features
+from troth.text.sentences import split_claims
 
 
 def claim_examples(data_dir: Path, per_file: int) -> list[tuple[str, str, int]]:

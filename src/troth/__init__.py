@@ -20,7 +20,8 @@ from troth.errors import (
     TrothError,
     UnknownModelError,
 )
-from troth.evals import EvalResult, EvalSummary, ItemError, ItemResult, ScorerEntry, arun_evals, run_evals
+from troth.evals import EvalResult, EvalSummary, ItemError, ItemResult, ScorerEntry
+from troth.evals.runner import arun_evals, run_evals
 from troth.judges import Judge
 from troth.live import Budget, Monitor, MonitorStats, Sampling
 from troth.prices import set_prices

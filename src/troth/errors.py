@@ -18,7 +18,7 @@ TrothError
 │   └── JudgeTruncatedError             completion cut off by the token limit (names the step)
 └── ScorerRunError                      a scorer step failed; carries failed_step and partial
 
-Every message is passed through :func:`troth.secrets.redact`: no API key the judges know
+Every message is passed through :func:`troth.redaction.redact`: no API key the judges know
 reaches an exception, and from there the store, a report or the terminal.
 """
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from troth.secrets import redact
+from troth.redaction import redact
 
 if TYPE_CHECKING:
     from troth.types import StepUsage

@@ -6,9 +6,10 @@ for the built-in providers' common models, overridable in code or by a TOML file
     #               input = 0.15
     #               output = 0.60
 
-A model with no known price has cost None ("unknown"), never 0. The offline judges
-(``local/...``) cost nothing. Table prices are the providers' published list prices as of
-:data:`PRICES_AS_OF`; check them against your contract and override where they differ.
+A model with no known price has cost None ("unknown"), never 0. A backend that declares its
+prices (the in-process ones declare :data:`~troth.types.FREE`) is costed at those. Table
+prices are the providers' published list prices as of :data:`PRICES_AS_OF`; check them against
+your contract and override where they differ.
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from troth.judges.capabilities import Prices
-from troth.types import StepUsage
+from troth.types import Prices, StepUsage
 
 PRICES_AS_OF = "2025-06"
 ENV_PRICES = "TROTH_PRICES"
@@ -41,23 +41,58 @@ BUILTIN: dict[str, Prices] = {
     "groq/llama-3.1-8b-instant": Prices(0.05, 0.08),
     "deepseek/deepseek-chat": Prices(0.27, 1.10),
 }
-FREE_PREFIXES = ("local/", "local-llm/")
 
-_overrides: dict[str, Prices] = {}
-_lock = threading.Lock()
+
+class PriceTable:
+    """List prices by model id: set in code (:meth:`set`), then ``$TROTH_PRICES``, then
+    :data:`BUILTIN`. One table, :data:`PRICES`, serves the process; a scoring process gets a
+    copy of it (:meth:`copy`)."""
+
+    def __init__(self, overrides: Mapping[str, Prices] | None = None) -> None:
+        self._overrides: dict[str, Prices] = dict(overrides or {})
+        self._lock = threading.Lock()
+
+    def set(self, prices: Mapping[str, Prices | tuple[float, float]]) -> None:
+        """Add or replace prices by model id (``"provider/model"``, or a custom server's model name)."""
+        checked = {model: _price(model, value) for model, value in prices.items()}
+        with self._lock:
+            self._overrides.update(checked)
+
+    def overrides(self) -> dict[str, Prices]:
+        """The prices set in code so far."""
+        with self._lock:
+            return dict(self._overrides)
+
+    def copy(self) -> PriceTable:
+        """The same prices in a table of its own (to hand to another process)."""
+        return PriceTable(self.overrides())
+
+    def price_for(self, model: str) -> Prices | None:
+        """The list price of ``model``, or None when unknown."""
+        with self._lock:
+            if model in self._overrides:
+                return self._overrides[model]
+        env = os.environ.get(ENV_PRICES)
+        if env:
+            from_file = _file_prices(env, _mtime(env))
+            if model in from_file:
+                return from_file[model]
+        return BUILTIN.get(model)
+
+    def __getstate__(self) -> dict[str, Prices]:
+        return self.overrides()
+
+    def __setstate__(self, state: dict[str, Prices]) -> None:
+        self.__init__(state)  # type: ignore[misc]
+
+
+PRICES = PriceTable()
+"""This process's price table (what :func:`set_prices` changes)."""
 
 
 def set_prices(prices: Mapping[str, Prices | tuple[float, float]]) -> None:
     """Add or replace prices by model id (``"provider/model"``, or a custom server's model name)."""
-    checked = {model: _price(model, value) for model, value in prices.items()}
-    with _lock:
-        _overrides.update(checked)
-
-
-def overrides() -> dict[str, Prices]:
-    """The prices given to :func:`set_prices` so far (to hand to another process)."""
-    with _lock:
-        return dict(_overrides)
+    PRICES.set(prices)
 
 
 def load_prices(path: str | os.PathLike[str]) -> dict[str, Prices]:
@@ -88,26 +123,16 @@ def _mtime(path: str) -> int:
 
 
 def price_for(model: str) -> Prices | None:
-    """The price of ``model``: set in code, then ``$TROTH_PRICES``, then the table; free for
-    the offline judges; None when unknown."""
-    with _lock:
-        if model in _overrides:
-            return _overrides[model]
-    env = os.environ.get(ENV_PRICES)
-    if env:
-        from_file = _file_prices(env, _mtime(env))
-        if model in from_file:
-            return from_file[model]
-    if model in BUILTIN:
-        return BUILTIN[model]
-    return Prices(0.0, 0.0) if model.startswith(FREE_PREFIXES) or model in ("local", "local-llm") else None
+    """The list price of ``model`` in this process's table; None when unknown."""
+    return PRICES.price_for(model)
 
 
 def usage_cost(usage: StepUsage) -> float | None:
-    """Dollars spent by one step's calls (cached calls are free); None when the price is unknown."""
+    """Dollars spent by one step's calls (cached calls are free): at the prices its backend
+    declared, else the model's list price; None when neither is known."""
     if usage.calls == 0 and usage.prompt_tokens == 0:
         return 0.0
-    price = price_for(usage.model)
+    price = usage.prices or price_for(usage.model)
     if price is None:
         return None
     return (usage.prompt_tokens * price.input_per_million + usage.completion_tokens * price.output_per_million) / 1e6

@@ -28,9 +28,22 @@ class ScorerRun:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Prices:
+    """US dollars per million prompt and completion tokens."""
+
+    input_per_million: float
+    output_per_million: float
+
+
+FREE = Prices(0.0, 0.0)
+"""What an in-process backend declares: its calls cost nothing."""
+
+
 @dataclass
 class StepUsage:
-    """What one pipeline step spent on judge calls (summed over its calls)."""
+    """What one pipeline step spent on judge calls (summed over its calls); ``prices``: what the
+    backend declared its calls cost (None: the model's list price applies)."""
 
     model: str
     calls: int = 0
@@ -39,6 +52,7 @@ class StepUsage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
+    prices: Prices | None = None
 
     def add(self, other: StepUsage) -> None:
         self.calls += other.calls
@@ -51,7 +65,19 @@ class StepUsage:
     def to_dict(self, style: DictStyle = "snake") -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["latency_s"] = round(self.latency_s, 4)
+        if self.prices is None:
+            del data["prices"]
+        else:
+            data["prices"] = [self.prices.input_per_million, self.prices.output_per_million]
         return {to_camel(k): v for k, v in data.items()} if style == "camel" else data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> StepUsage:
+        """The stored (snake-case) form back; ``prices`` as ``[input, output]``."""
+        values = {f.name: data[f.name] for f in dataclasses.fields(cls) if f.name in data}
+        if values.get("prices") is not None:
+            values["prices"] = Prices(*values["prices"])
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -82,7 +108,7 @@ class Verdict:
     claim was judged against selected sentences of a context too long for the model;
     ``decided_by`` names the stage of a cascade that gave the verdict; ``unquoted`` is True when
     the judge said supported but its evidence quote is empty or not found in the context.
-    Reading it like the dict it is stored as (``v["verdict"]``) still works.
+    ``to_dict`` / ``from_dict`` are its stored (JSON) form.
     """
 
     claim: str
@@ -126,15 +152,6 @@ class Verdict:
             unquoted=bool(data.get("unquoted", False)),
         )
 
-    def __getitem__(self, key: str) -> Any:
-        return self.to_dict()[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.to_dict().get(key, default)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.to_dict()
-
     @property
     def p_supported(self) -> float | None:
         """The backend's probability that the claim is supported, when it reports one."""
@@ -156,20 +173,6 @@ class Verdicts:
     def from_dict(cls, data: dict[str, Any]) -> Verdicts:
         return cls([Verdict.from_dict(v) for v in data.get("verdicts", [])])
 
-    def __getitem__(self, key: str) -> Any:
-        if key != "verdicts":
-            raise KeyError(key)
-        return self.verdicts
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.verdicts if key == "verdicts" else default
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, dict):
-            return self.to_dict() == other
-        return isinstance(other, Verdicts) and self.verdicts == other.verdicts
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 def _verdict_dicts(value: Any) -> bool:
@@ -208,6 +211,12 @@ class ScoreResult:
     usage: dict[str, StepUsage] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)  # e.g. "instructions-in-output"
 
+    @property
+    def verdicts(self) -> list[Verdict]:
+        """The claim verdicts of a claim scorer's analyze step (none for other scorers)."""
+        analyze = self.analyze_step_result
+        return list(analyze.verdicts) if isinstance(analyze, Verdicts) else []
+
     def to_dict(self, style: DictStyle = "snake") -> dict[str, Any]:
         """Plain-dict form; ``style="camel"`` uses the reference's key names (``runId`` ...)."""
         if style not in ("snake", "camel"):
@@ -228,5 +237,5 @@ class ScoreResult:
         analyze = values.get("analyze_step_result")
         if isinstance(analyze, dict) and _verdict_dicts(analyze.get("verdicts")):
             values["analyze_step_result"] = Verdicts.from_dict(analyze)
-        usage = {k: StepUsage(**v) for k, v in (data.get("usage") or {}).items()}
+        usage = {k: StepUsage.from_dict(v) for k, v in (data.get("usage") or {}).items()}
         return cls(**values, usage=usage)

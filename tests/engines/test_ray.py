@@ -231,10 +231,10 @@ def test_a_ray_run_can_write_parquet(ray_cluster: Any, server: FakeOpenAIServer,
 def test_the_driver_keeps_an_item_once_and_fails_a_second_item_with_its_id() -> None:
     import asyncio
 
+    from troth.engines.base import EvalJob
+    from troth.engines.item import Outcome
     from troth.engines.ray import Collector
-    from troth.engines.worker import Outcome
-    from troth.evals.job import EvalJob
-    from troth.evals.results import ScorerEntry
+    from troth.evals.entries import ScorerEntry
 
     entry = ScorerEntry(create_faithfulness_scorer(Judge("fake", base_url="http://127.0.0.1:9", api_key="k")))
     job = EvalJob(None, [entry], None, None, None, "e", 1, None, quiet=True)

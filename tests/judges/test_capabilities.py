@@ -19,7 +19,7 @@ from troth.judges.strategies.batched import BatchedVerdicts
 from troth.judges.strategies.cascade import CascadeVerdicts
 from troth.judges.strategies.choice import ChoiceVerdicts
 from troth.judges.strategies.pairs import PairVerdicts
-from troth.overlap import features
+from troth.text.overlap import features
 from troth.types import Evidence
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from troth.errors import TrothError
-from troth.secrets import redact
+from troth.redaction import redact
 from troth.textfiles import decode_text, read_text
 
 app = typer.Typer(

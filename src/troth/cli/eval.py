@@ -16,7 +16,7 @@ from rich.table import Table
 from troth.cli.app import one_line_errors
 from troth.cli.render import safe
 from troth.prices import format_usd
-from troth.secrets import redact
+from troth.redaction import redact
 
 if TYPE_CHECKING:
     from troth.evals import EvalResult

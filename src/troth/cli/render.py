@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from troth.prices import format_usd, total_cost
-from troth.secrets import redact
+from troth.redaction import redact
 from troth.types import ScoreResult, Verdict
 
 VERDICT_STYLE = {"yes": "green", "no": "red", "unsure": "yellow"}
@@ -52,8 +52,7 @@ def render_result(result: ScoreResult, console: Console, scale: float, title: st
     """Score, reason and a per-claim table."""
     console.print(f"[bold]{title}:[/bold] {result.score:g} / {scale:g}")
     console.print(f"[bold]Reason:[/bold] {safe(result.reason)}")
-    analyze = result.analyze_step_result
-    verdicts = analyze.get("verdicts", []) if analyze is not None else []
+    verdicts = result.verdicts
     if verdicts:
         console.print(claims_table(verdicts))
     used = sum(u.prompt_tokens + u.completion_tokens for u in result.usage.values())

@@ -16,7 +16,7 @@ from rich.table import Table
 from troth.cli.app import one_line_errors
 from troth.cli.render import claims_table, safe
 from troth.prices import format_usd
-from troth.secrets import redact
+from troth.redaction import redact
 from troth.store import ParquetStore, SQLiteStore, Store
 from troth.store.base import DEFAULT_PATH, ENV_STORE
 

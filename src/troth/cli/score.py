@@ -11,7 +11,7 @@ from rich.console import Console
 
 from troth.cli.app import one_line_errors, read_arg
 from troth.cli.render import render_result, safe
-from troth.secrets import redact
+from troth.redaction import redact
 
 
 def _example() -> dict[str, Any]:

@@ -18,14 +18,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from troth.engines.worker import JSONL, ROWS, TABLE, Outcome, ScoreWorker, WorkerSpec
+from troth.engines.base import EvalJob
+from troth.engines.item import Outcome, item_complete, save_outcome
+from troth.engines.worker import JSONL, ROWS, TABLE, ScoreWorker, WorkerSpec
 from troth.errors import MissingDependencyError
 from troth.evals.dataset import check_target, load_items
-from troth.evals.job import EvalJob
+from troth.evals.eval_result import ItemError, ItemResult
 from troth.evals.progress import Progress
 from troth.evals.records import result_from_record
-from troth.evals.results import ItemError, ItemResult
-from troth.evals.runner import item_complete, save_record
 from troth.ratelimit import Pace
 from troth.store.base import RunRecord
 
@@ -66,10 +66,14 @@ class RayEngine:
         if isinstance(self.cpus_per_worker, bool) or not isinstance(self.cpus_per_worker, (int, float)):
             raise ValueError(f"RayEngine.cpus_per_worker must be a number, not {self.cpus_per_worker!r}")
 
+    def source(self, data: Any, target: Any) -> Source:
+        """A file or folder for the cluster to read, or the items checked here."""
+        return Source.of(data, target)
+
     async def run(self, job: EvalJob) -> list[ItemResult]:
         """Every item of ``job`` scored on the cluster; records saved here as outcomes arrive."""
         ray = import_ray()
-        source = Source.of(job.data, job.target)
+        source: Source = job.data
         started_here = self._connect(ray)
         pace = None
         try:
@@ -178,28 +182,23 @@ class Collector:
 
     async def add(self, outcome: Outcome) -> None:
         item = outcome.item
-        res = ItemResult(item["id"], item["input"], item["output"], item["context"], item["ground_truth"],
-                         item["metadata"], errors=dict(outcome.errors))  # fmt: skip
-        first = self.seen.get(res.id)
-        if first is not None and (first.input, first.context, first.metadata) == (res.input, res.context, res.metadata):
+        first = self.seen.get(item["id"])
+        again = first is not None and (first.input, first.context, first.metadata) == (item["input"], item["context"],
+                                                                                         item["metadata"])  # fmt: skip
+        if again:
             return  # the same item again: a batch scored again after a worker died
         if first is not None:
+            res = outcome.item_result()
+            res.results, res.resumed = {}, False
             res.errors = {"data": ItemError("ValueError", f"duplicate id {res.id!r}", "data")}
             res.id = f"{res.id} (duplicate {len(self.results)})"
         else:
+            if self.job.store is not None:
+                save_outcome(self.job.store, outcome)
+            earlier = {sid: result_from_record(self.done[(item["id"], sid)]) for sid in outcome.resumed}
+            res = outcome.item_result(earlier)
             self.seen[res.id] = res
-            self._keep(outcome, res)
         self.progress.advance(res)
-        await item_complete(self.job.on_item_complete, res, item["output"])
+        outcome.target_output = item["output"]
+        await item_complete(self.job.on_item_complete, res, outcome)
         self.results.append(res)
-
-    def _keep(self, outcome: Outcome, res: ItemResult) -> None:
-        """Save the outcome's records and put results on ``res`` (resumed ones from the store)."""
-        for record in outcome.records:
-            if self.job.store is not None and (error := save_record(self.job.store, record)) is not None:
-                res.errors["store"] = error
-            if record.error is None:
-                res.results[record.scorer_id] = result_from_record(record)
-        for scorer_id in outcome.resumed:
-            res.results[scorer_id] = result_from_record(self.done[(res.id, scorer_id)])
-        res.resumed = bool(outcome.resumed)

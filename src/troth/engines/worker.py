@@ -1,9 +1,9 @@
 """The scoring side of a Ray run: an actor that builds the scorers once and scores batches.
 
-It runs inside Ray worker processes: rows come in as Arrow batches, each item goes through the
-same :class:`~troth.evals.runner.EvalRun` as in the local runner (target, resume, scorers,
-failures as values), and what comes back per item is an :class:`Outcome`: the store records of
-the scorers run here, and the item's errors. The driver saves the records; nothing is stored
+It runs inside Ray worker processes: rows come in as Arrow batches, each item goes through
+:func:`~troth.engines.item.score_item` as in the local engine (target, transcript, scorers,
+failures as values), skipping the scorers the store already holds, and what comes back per item
+is its :class:`~troth.engines.item.Outcome`. The driver saves the records; nothing is stored
 here, so a batch retried after a worker dies writes nothing twice.
 """
 
@@ -13,16 +13,14 @@ import asyncio
 import hashlib
 import json
 import pickle
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from troth.engines.item import Outcome, item_error, score_item
 from troth.evals.dataset import check_row
-from troth.evals.progress import Progress
-from troth.evals.results import ItemError, ItemResult, ScorerEntry
-from troth.evals.runner import EvalRun, item_error
-from troth.judges.calls import CALL_SETTINGS, CallSettings
+from troth.evals.entries import ScorerEntry
+from troth.judges.run_settings import RUN_SETTINGS, RunSettings
 from troth.ratelimit import Pacer
-from troth.store.base import RunRecord
 
 ROWS = "rows"  # checked items pickled by the driver (a list or DataFrame given to run_evals)
 JSONL = "jsonl"  # lines of a .jsonl file, one per row ("text")
@@ -40,44 +38,6 @@ class WorkerSpec:
     source: str
 
 
-@dataclass
-class Outcome:
-    """One item as scored on a worker."""
-
-    item: dict[str, Any]
-    records: list[RunRecord] = field(default_factory=list)
-    errors: dict[str, ItemError] = field(default_factory=dict)
-    resumed: list[str] = field(default_factory=list)  # scorer ids the store already held
-
-
-class Recorder:
-    """A store that keeps the records saved into it (for the driver to save)."""
-
-    def __init__(self) -> None:
-        self.records: list[RunRecord] = []
-
-    def save_run(self, record: RunRecord) -> None:
-        self.records.append(record)
-
-    def completed(self, eval_id: str) -> dict[tuple[str, str], RunRecord]:
-        return {}
-
-    def flush(self) -> None:
-        return None
-
-
-class WorkerRun(EvalRun):
-    """The local run's item handling, with what is already done given as keys by the driver."""
-
-    def __init__(self, spec: WorkerSpec, done: frozenset[tuple[str, str]], recorder: Recorder) -> None:
-        progress = Progress(0, quiet=True)
-        super().__init__(spec.entries, spec.target, None, recorder, spec.eval_id, spec.concurrency, progress)  # type: ignore[arg-type]
-        self.done_keys = done
-
-    def pending(self, item: dict[str, Any], res: ItemResult) -> list[ScorerEntry]:
-        return [e for e in self.entries if (item["id"], e.scorer.id) not in self.done_keys]
-
-
 class ScoreWorker:
     """A Ray Data actor: ``__call__`` scores one Arrow batch and returns one pickled Outcome per item."""
 
@@ -92,25 +52,22 @@ class ScoreWorker:
         return {"outcome": [pickle.dumps(o) for o in outcomes]}
 
     async def score(self, rows: list[dict[str, Any]]) -> list[Outcome]:
-        recorder = Recorder()
-        settings = CallSettings(limiter=asyncio.Semaphore(self.spec.concurrency), pacer=self.pacer)
-        token = CALL_SETTINGS.set(settings)
+        token = RUN_SETTINGS.set(RunSettings(limiter=asyncio.Semaphore(self.spec.concurrency), pacer=self.pacer))
         try:
-            run = WorkerRun(self.spec, self.done, recorder)
             items = [it for it in (decode(row, self.spec.source) for row in rows) if it is not None]
-            results = await asyncio.gather(*(run.item(it) for it in items if not isinstance(it, Outcome)))
+            return list(await asyncio.gather(*(self._one(it) for it in items)))
         finally:
-            CALL_SETTINGS.reset(token)
-        by_item: dict[str, list[RunRecord]] = {}
-        for record in recorder.records:
-            by_item.setdefault(str(record.item_id), []).append(record)
-        out = [it for it in items if isinstance(it, Outcome)]
-        for res in results:
-            item = {"id": res.id, "input": res.input, "output": res.output, "context": res.context,
-                    "ground_truth": res.ground_truth, "metadata": res.metadata}  # fmt: skip
-            resumed = [e.scorer.id for e in self.spec.entries if (res.id, e.scorer.id) in self.done]
-            out.append(Outcome(item, by_item.get(res.id, []), dict(res.errors), resumed))
-        return out
+            RUN_SETTINGS.reset(token)
+
+    async def _one(self, item: dict[str, Any] | Outcome) -> Outcome:
+        if isinstance(item, Outcome):
+            return item  # a row that is no item: its error is its outcome
+        entries = self.spec.entries
+        todo = [e.scorer for e in entries if (item["id"], e.scorer.id) not in self.done]
+        outcome = await score_item(item, todo, target=self.spec.target, eval_id=self.spec.eval_id)
+        outcome.resumed = [e.scorer.id for e in entries if (item["id"], e.scorer.id) in self.done]
+        outcome.target_output = None  # the driver passes the output on; the target's object may not pickle
+        return outcome
 
 
 def decode(row: dict[str, Any], source: str) -> dict[str, Any] | Outcome | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from troth.evals.results import ItemResult
+from troth.evals.eval_result import ItemResult
 
 
 class Progress:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from troth.evals.results import ItemError
+from troth.evals.eval_result import ItemError
 from troth.scorers.base import Scorer
 from troth.store.base import RunRecord, now
 from troth.types import ScoreResult

@@ -9,15 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from troth.types import Prices
+
 StructuredMode = Literal["json_schema", "json_object", "prompt"]
-
-
-@dataclass(frozen=True)
-class Prices:
-    """US dollars per million prompt and completion tokens."""
-
-    input_per_million: float
-    output_per_million: float
 
 
 @dataclass(frozen=True)
@@ -32,7 +26,8 @@ class Capabilities:
     model that loops would only loop longer); ``yes_threshold``: the calibrated P(supported) from
     which a claim counts as supported; ``uncertain_band``: the calibrated P(supported) range in
     which a cascade asks its second judge; ``scan_windows``: a pair classifier checks a long
-    context's every window besides the claim's best-matching sentences.
+    context's every window besides the claim's best-matching sentences; ``prices``: what a call
+    costs (``FREE`` for an in-process model; None: the model's list price, see :mod:`troth.prices`).
     """
 
     generates: bool = True

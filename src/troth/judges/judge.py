@@ -10,14 +10,16 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from troth.errors import JudgeError
+from troth.errors import ConfigError, JudgeError
 from troth.judges.base import Backend, Choice, Completion, Message, PairScores
 from troth.judges.cache import Memo, cache_key
-from troth.judges.calls import CALL_SETTINGS, CallSettings
 from troth.judges.capabilities import Capabilities, StructuredMode
+from troth.judges.options import BackendOptions
 from troth.judges.parsing import OutputCheckError, parse_json_output
-from troth.judges.registry import BackendOptions, make_backend, split_model
+from troth.judges.registry import declared as declared_by
+from troth.judges.registry import make_backend, route
 from troth.judges.retry import Keep, RetryPolicy
+from troth.judges.run_settings import RUN_SETTINGS, RunSettings
 from troth.prompts.common import SCHEMA_INSTRUCTION, render
 from troth.ratelimit import estimate_tokens
 from troth.types import StepUsage
@@ -32,7 +34,8 @@ class Judge:
 
     >>> Judge("openai/gpt-4o-mini")                                   # key from OPENAI_API_KEY
     >>> Judge("my-model", base_url="http://127.0.0.1:8000/v1", api_key="x")  # vLLM, llama.cpp, ...
-    >>> Judge("local")                                                # offline, in-process
+    >>> Judge("local")                   # offline: the claim verifier, in-process ("verifier")
+    >>> Judge("llm")                     # offline: a local LLM through llama.cpp
 
     ``output_retries`` bounds how often an invalid answer is asked again (with the
     validation error fed back); ``max_retries`` bounds transport retries (429, 5xx, timeouts).
@@ -64,7 +67,7 @@ class Judge:
     ) -> None:
         _check_arguments(model, timeout, yes_threshold, max_retries, output_retries, max_tokens, max_tokens_limit)
         _check_band(uncertain_band)
-        provider, name = split_model(model) if base_url is None and backend is None else ("custom", model)
+        provider, name = route(model, base_url) if backend is None else ("custom", model)
         self._options = BackendOptions(
             model, provider, name, base_url, api_key, structured_output, timeout, max_retries
         )
@@ -153,6 +156,21 @@ class Judge:
         """The model's window in tokens, when the backend knows it."""
         return self.capabilities.context_window
 
+    def check_generates(self, scorer_id: str, needs: str) -> None:
+        """ConfigError now when the scorer ``scorer_id`` needs written answers (for ``needs``) and
+        this judge's backend declares it cannot write them (read without building the backend)."""
+        declared = self._backend.capabilities if self._backend is not None else declared_by(self._options.provider)
+        if not declared.generates:
+            raise ConfigError(
+                f"scorer {scorer_id!r} needs a judge that writes answers ({needs}), but {self.model} only "
+                "classifies (context, claim) pairs; use model='llm' (a local LLM) or an HTTP judge such as "
+                "'openai/gpt-4o-mini'"
+            )
+
+    def _usage(self, **counts: int) -> StepUsage:
+        """Usage of this judge's calls, at the prices its backend declared."""
+        return StepUsage(model=self.model_id, prices=self.capabilities.prices, **counts)
+
     def retry_policy(self) -> RetryPolicy:
         return RetryPolicy(
             output_retries=self.output_retries,
@@ -179,7 +197,7 @@ class Judge:
         messages = self.messages(prompt, system=system, schema={}, structured="json_schema")
         started = time.perf_counter()
         choice = await _naming_step(self.backend().choose(messages, choices), step)
-        usage = StepUsage(model=self.model_id, calls=1, attempts=1, prompt_tokens=choice.prompt_tokens)
+        usage = self._usage(calls=1, attempts=1, prompt_tokens=choice.prompt_tokens)
         usage.latency_s = time.perf_counter() - started
         return choice, usage
 
@@ -190,7 +208,7 @@ class Judge:
         """
         started = time.perf_counter()
         scores = await _naming_step(self.backend().classify(pairs), step)
-        usage = StepUsage(model=self.model_id, calls=1, attempts=1, prompt_tokens=sum(s.tokens for s in scores))
+        usage = self._usage(calls=1, attempts=1, prompt_tokens=sum(s.tokens for s in scores))
         usage.latency_s = time.perf_counter() - started
         return scores, usage
 
@@ -223,6 +241,7 @@ class Judge:
             return await policy.generate(
                 self._completer(json_schema, schema.__name__, policy), messages, schema,
                 max_tokens=max_tokens or self.max_tokens, step=step, model=self.model_id, check=check,
+                prices=self.capabilities.prices,
             )  # fmt: skip
 
         if not cache:
@@ -230,7 +249,7 @@ class Judge:
         key_messages = [{"role": "system", "content": system or ""}, {"role": "user", "content": prompt}]
         key = cache_key(self.model_id, key_messages, json_schema, max_tokens=max_tokens, base_url=self.base_url)
         hit, value = await self._memo.get_or_run(key, ask)
-        return (value[0], StepUsage(model=self.model_id)) if hit else value
+        return (value[0], self._usage()) if hit else value
 
     def _completer(
         self, json_schema: dict[str, Any], schema_name: str, policy: RetryPolicy
@@ -238,7 +257,7 @@ class Judge:
         """One completion for the retry policy: from the batch's call cache, or from the backend
         (within the batch's concurrency bound, rate limits waited out)."""
         backend = self.backend()
-        settings = CALL_SETTINGS.get() or CallSettings()
+        settings = RUN_SETTINGS.get() or RunSettings()
 
         async def complete(messages: list[Message], tokens: int, problem: str) -> tuple[Completion, bool, Keep]:
             key = cache_key(self.model_id, messages, json_schema, max_tokens=tokens, temperature=self.temperature,

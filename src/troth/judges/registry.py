@@ -1,76 +1,39 @@
-"""Where a ``"provider/model"`` string leads: HTTP providers (base URL, key variable,
-structured-output mode) and in-process backends, each named by one line and imported lazily.
+"""Where a ``"provider/model"`` string leads: an in-process backend named by one line here, or
+an HTTP provider (:mod:`troth.judges.providers`); each backend module is imported lazily.
 
-Adding a backend: write ``troth/judges/backends/<name>.py`` with a ``from_options(options)``
-function returning a :class:`~troth.judges.base.Backend`, and add one line to ``IN_PROCESS``.
+Adding a backend: write ``troth/judges/backends/<name>.py`` with ``DECLARED`` (the
+:class:`~troth.judges.capabilities.Capabilities` every model of it has) and a
+``from_options(options)`` function returning a :class:`~troth.judges.base.Backend`, and add one
+line to ``IN_PROCESS``.
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
-import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from troth.errors import MissingAPIKeyError, UnknownModelError
-from troth.judges.capabilities import StructuredMode
+from troth.errors import UnknownModelError
+from troth.judges.capabilities import Capabilities
+from troth.judges.options import BackendOptions
+from troth.judges.providers import PROVIDERS
 
 if TYPE_CHECKING:
     from troth.judges.base import Backend
 
-
-@dataclass(frozen=True)
-class Provider:
-    """How to reach one provider through its OpenAI-compatible endpoint."""
-
-    name: str
-    base_url: str
-    env_var: str | None
-    structured: StructuredMode
-    token_param: str = "max_tokens"
-    key_required: bool = True
-
-
-PROVIDERS: dict[str, Provider] = {
-    p.name: p
-    for p in (
-        Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "json_schema", "max_completion_tokens"),
-        # Anthropic's OpenAI-compatible endpoint ignores response_format: schema goes in the prompt.
-        Provider("anthropic", "https://api.anthropic.com/v1/", "ANTHROPIC_API_KEY", "prompt"),
-        Provider("google", "https://generativelanguage.googleapis.com/v1beta/openai/", "GEMINI_API_KEY", "json_schema"),
-        Provider("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", "json_schema"),
-        Provider("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", "json_object"),
-        Provider("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "json_schema"),
-        Provider("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY", "json_schema"),
-        Provider("deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "json_object"),
-        Provider("xai", "https://api.x.ai/v1", "XAI_API_KEY", "json_schema"),
-        Provider("ollama", "http://localhost:11434/v1", None, "json_schema", key_required=False),
-    )
-}
-
 IN_PROCESS: dict[str, str] = {
-    "local": "troth.judges.backends.local",  # the offline verifier, or a GGUF model named after the slash
-    "local-llm": "troth.judges.backends.llama",  # a GGUF model through llama.cpp
+    "verifier": "troth.judges.backends.verifier",  # the offline claim verifier (ONNX), shipped inside troth
+    "llm": "troth.judges.backends.llama",  # a local LLM: a GGUF model through llama.cpp
 }
 """In-process backends: provider name -> module with ``from_options``. ``"name"`` alone means its default model."""
 
+ALIASES: dict[str, str] = {
+    "local": "verifier",  # the offline default: ``local`` and ``local/<verifier>`` mean the verifier
+    "local-llm": "llm",  # the local LLM's earlier name
+}
+"""Other names of in-process providers."""
+
 HTTP_BACKEND = "troth.judges.backends.openai_compat"
-LOCAL_PROVIDER = "local"
-
-
-@dataclass(frozen=True)
-class BackendOptions:
-    """What a backend is built from: the model string split, and the judge's transport settings."""
-
-    model: str
-    provider: str
-    name: str
-    base_url: str | None = None
-    api_key: str | None = None
-    structured: StructuredMode | None = None
-    timeout: float = 60.0
-    max_retries: int = 4
 
 
 def make_backend(options: BackendOptions) -> Backend:
@@ -80,39 +43,43 @@ def make_backend(options: BackendOptions) -> Backend:
     return backend
 
 
-def http_endpoint(options: BackendOptions) -> tuple[str, str, StructuredMode, str]:
-    """Base URL, API key, structured mode and token parameter of an HTTP judge (checks the key)."""
-    if options.provider == "custom":
-        key = options.api_key or os.environ.get("TROTH_API_KEY") or "not-needed"
-        return str(options.base_url), key, options.structured or "json_schema", "max_tokens"
-    spec = PROVIDERS[options.provider]
-    key = options.api_key or (os.environ.get(spec.env_var) if spec.env_var else None) or ""
-    if not key:
-        if spec.key_required and spec.env_var:
-            raise MissingAPIKeyError(spec.name, spec.env_var)
-        key = "not-needed"
-    return spec.base_url, key, options.structured or spec.structured, spec.token_param
+def declared(provider: str) -> Capabilities:
+    """What a provider's backends can do, before one is built (no key checked, no model found):
+    an in-process module's ``DECLARED``; an HTTP provider answers prompts."""
+    module = IN_PROCESS.get(provider)
+    return importlib.import_module(module).DECLARED if module else Capabilities()
+
+
+def route(model: str, base_url: str | None) -> tuple[str, str]:
+    """Provider and name of a judge's model: with a ``base_url``, an in-process provider's model
+    gets it (a backend that calls a service), any other name is a model of that custom server."""
+    if base_url is None:
+        return split_model(model)
+    provider, _, name = model.partition("/")
+    provider = ALIASES.get(provider, provider)
+    return (provider, name) if provider in IN_PROCESS else ("custom", model)
 
 
 def split_model(model: str) -> tuple[str, str]:
-    """Split ``"provider/model"`` on the first slash; validate the provider name.
+    """Split ``"provider/model"`` on the first slash (aliases resolved); validate the provider.
 
-    ``"local"`` alone is the offline judge's default model.
+    An in-process provider alone (``"verifier"``, ``"llm"``, ``"local"``) is its default model.
     """
     if not isinstance(model, str) or not model.strip():
         raise UnknownModelError(str(model), hint="Models are written 'provider/model', e.g. 'openai/gpt-4o-mini'.")
-    if model in IN_PROCESS:
-        return model, ""
     provider, sep, name = model.partition("/")
+    provider = ALIASES.get(provider, provider)
+    if provider in IN_PROCESS:
+        return provider, name
     if not sep:
         guesses = [f"openai/{model}"] if model.startswith(("gpt-", "o1", "o3", "o4")) else []
         raise UnknownModelError(model, guesses, hint="Models are written 'provider/model'.")
-    known = [*PROVIDERS, *IN_PROCESS]
+    known = [*PROVIDERS, *IN_PROCESS, *ALIASES]
     if provider not in known:
         close = difflib.get_close_matches(provider, known, n=2, cutoff=0.6)
         raise UnknownModelError(
             model, [f"{c}/{name}" for c in close], hint=f"Known providers: {', '.join(sorted(known))}."
         )
-    if not name and provider not in IN_PROCESS:
+    if not name:
         raise UnknownModelError(model, hint="The model name after the provider is missing.")
     return provider, name

@@ -17,7 +17,7 @@ from troth.errors import JudgeConnectionError, JudgeError, JudgeOutputError, Jud
 from troth.judges.base import Completion, Message
 from troth.judges.parsing import describe, parse_json_output
 from troth.prompts.common import REPAIR_REQUEST, render
-from troth.types import StepUsage
+from troth.types import Prices, StepUsage
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
@@ -62,9 +62,11 @@ class RetryPolicy:
         step: str,
         model: str,
         check: Callable[[T], None] | None = None,
+        prices: Prices | None = None,
     ) -> tuple[T, StepUsage]:
-        """A validated answer, or JudgeOutputError / JudgeTruncatedError naming ``step``."""
-        usage = StepUsage(model=model)
+        """A validated answer, or JudgeOutputError / JudgeTruncatedError naming ``step``; usage
+        at the backend's declared ``prices``."""
+        usage = StepUsage(model=model, prices=prices)
         tokens, problem, attempt, last_text = max_tokens, "", 0, None
         bad_reply: JudgeResponseError | None = None
         while attempt <= self.output_retries:

@@ -23,11 +23,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, TypeVar
 
-from troth.evals.runner import normalise_output, scorer_entries
+from troth.engines.targets import normalise_output
+from troth.evals.entries import scorer_entries
 from troth.live.budget import Budget
 from troth.live.process import ScoringProcess
 from troth.live.sampling import Sampling, as_sampling
-from troth.live.scoring import STOP, Job, Outcome, serve, yield_cpu
+from troth.live.scoring import STOP, Job, Tally, serve, yield_cpu
 from troth.store import Store, open_store
 
 log = logging.getLogger(__name__)
@@ -237,10 +238,10 @@ class Monitor:
     def marker(self, marker: str) -> bool:
         return marker == STOP
 
-    def done(self, job: Job, outcomes: list[Outcome]) -> None:
+    def done(self, job: Job, outcomes: list[Tally]) -> None:
         self._report(outcomes)
 
-    def _report(self, outcomes: list[Outcome]) -> None:
+    def _report(self, outcomes: list[Tally]) -> None:
         """One call scored (by the thread or the process): budget charged, counts kept."""
         for outcome in outcomes:
             if self.budget is not None:

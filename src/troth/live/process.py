@@ -22,9 +22,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from troth.judges.capabilities import Prices
-from troth.live.scoring import FLUSH, STOP, Job, Outcome, serve, yield_cpu
-from troth.prices import overrides, set_prices
+from troth.live.scoring import FLUSH, STOP, Job, Tally, serve, yield_cpu
+from troth.prices import PRICES, PriceTable
 from troth.scorers.base import Scorer
 from troth.store import Store, open_store
 
@@ -40,7 +39,7 @@ class ChildHooks:
     def taken(self, job: Job) -> None:
         self.events.put(("taken", job.key, None))
 
-    def done(self, job: Job, outcomes: list[Outcome]) -> None:
+    def done(self, job: Job, outcomes: list[Tally]) -> None:
         self.events.put(("done", job.key, outcomes))
 
     def marker(self, marker: str) -> bool:
@@ -52,11 +51,11 @@ class ChildHooks:
 
 
 def child_main(blob: bytes, store_spec: Any, concurrency: int, jobs: Any, events: Any,
-               price_overrides: dict[str, Prices]) -> None:  # fmt: skip
+               prices: PriceTable) -> None:  # fmt: skip
     """The child process: the app's prices, the scorers and the store; serve until STOP."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the app's; the parent stops the child
     yield_cpu()
-    set_prices(price_overrides)
+    PRICES.set(prices.overrides())  # the app's prices, handed over with the job
     scorers: list[Scorer] = pickle.loads(blob)
     store = open_store(store_spec)
     asyncio.run(serve(scorers, store, concurrency, jobs, ChildHooks(events, store), closing=lambda: False))
@@ -69,7 +68,7 @@ class ScoringProcess:
     """The app's side: start the child, queue calls, read what it reports, restart it if it dies."""
 
     def __init__(self, scorers: list[Scorer], store_spec: Any, concurrency: int, queue_size: int,
-                 done: Callable[[list[Outcome]], None], lost: Callable[[int], None]) -> None:  # fmt: skip
+                 done: Callable[[list[Tally]], None], lost: Callable[[int], None]) -> None:  # fmt: skip
         try:
             self.blob = pickle.dumps(scorers)
             pickle.dumps(store_spec)
@@ -91,7 +90,7 @@ class ScoringProcess:
         self.reader.start()
 
     def _start(self) -> Any:
-        args = (self.blob, self.store_spec, self.concurrency, self.jobs, self.events, overrides())
+        args = (self.blob, self.store_spec, self.concurrency, self.jobs, self.events, PRICES.copy())
         process = self.ctx.Process(target=child_main, name="troth-monitor", daemon=True, args=args)
         process.start()
         return process

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from troth.evals.runner import score_and_save
+from troth.engines.item import save_outcome, score_item
 from troth.prices import total_cost
 from troth.scorers.base import Scorer
 from troth.store import Store
@@ -55,7 +55,7 @@ class Job:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Tally:
     """What one scorer run on a call came to."""
 
     scored: bool
@@ -76,7 +76,7 @@ class Hooks(Protocol):
 
     def taken(self, job: Job) -> None: ...
 
-    def done(self, job: Job, outcomes: list[Outcome]) -> None: ...
+    def done(self, job: Job, outcomes: list[Tally]) -> None: ...
 
     def marker(self, marker: str) -> bool: ...
 
@@ -111,24 +111,36 @@ async def serve(scorers: list[Scorer], store: Store | None, concurrency: int, so
 
 
 async def _score(job: Job, scorers: list[Scorer], store: Store | None, hooks: Hooks) -> None:
-    outcomes = await asyncio.gather(*(_one(scorer, job, store) for scorer in scorers))
     try:
-        hooks.done(job, list(outcomes))
+        tallies = await _tallies(job, scorers, store)
+    except Exception:  # nothing the worker does reaches the app
+        log.exception("troth monitor could not score a call")
+        tallies = [Tally(False, None, 0) for _ in scorers]
+    try:
+        hooks.done(job, tallies)
     except Exception:
         log.exception("troth monitor could not report a scored call")
 
 
-async def _one(scorer: Scorer, job: Job, store: Store | None) -> Outcome:
+async def _tallies(job: Job, scorers: list[Scorer], store: Store | None) -> list[Tally]:
+    """The call scored and stored (as the evaluations' items are); what each scorer run came to."""
     rec = job.record
-    item = {"id": rec["trace_id"], **rec}
-    scored = await score_and_save(scorer, item, store, None, source="live", trace_id=rec["trace_id"])
-    result = scored.result
-    if scored.store_error is not None:
-        log.warning("troth monitor could not store a score: %s: %s", scored.store_error.type,
-                    scored.store_error.message)  # fmt: skip
-    if result is None:
-        return Outcome(False, None, 0)
-    return Outcome(True, total_cost(result.usage.values()), sum(u.calls for u in result.usage.values()))
+    item = {"id": rec["trace_id"], "ground_truth": None, **rec}
+    outcome = await score_item(item, scorers, keep_records=store is not None, source="live",
+                               trace_id=rec["trace_id"])  # fmt: skip
+    if store is not None:
+        save_outcome(store, outcome)
+    if (error := outcome.errors.get("store")) is not None:
+        log.warning("troth monitor could not store a score: %s: %s", error.type, error.message)
+    tallies = []
+    for scorer in scorers:
+        result = outcome.results.get(scorer.id)
+        if result is None:
+            tallies.append(Tally(False, None, 0))
+        else:
+            usage = result.usage.values()
+            tallies.append(Tally(True, total_cost(usage), sum(u.calls for u in usage)))
+    return tallies
 
 
 def _finished(tasks: set[asyncio.Task[None]], gate: asyncio.Semaphore, task: asyncio.Task[None]) -> None:

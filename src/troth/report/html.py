@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from troth.prices import format_usd
-from troth.scorers.context import assistant_text
-from troth.secrets import redact
-from troth.sentences import split_sentences
+from troth.redaction import redact
+from troth.text.sentences import split_sentences
+from troth.text.transcripts import assistant_text
+from troth.types import Evidence, Verdict
 
 if TYPE_CHECKING:
     from troth.evals import EvalResult, ItemResult
@@ -77,12 +78,12 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text) if len(w) > 2}
 
 
-def highlight_output(output: str, verdicts: list[dict[str, Any]]) -> str:
+def highlight_output(output: str, verdicts: list[Verdict]) -> str:
     """The output as HTML, each sentence marked with the worst verdict of the claims it states."""
     sentences = split_sentences(output) or [output]
     worst: dict[int, str] = {}
     for v in verdicts:
-        claim_words = _words(v["claim"])
+        claim_words = _words(v.claim)
         if not claim_words:
             continue
         overlaps = [len(claim_words & _words(s)) / len(claim_words) for s in sentences]
@@ -90,8 +91,8 @@ def highlight_output(output: str, verdicts: list[dict[str, Any]]) -> str:
         if overlaps[best] == 0:
             continue
         current = worst.get(best)
-        if current is None or VERDICT_RANK[v["verdict"]] < VERDICT_RANK[current]:
-            worst[best] = v["verdict"]
+        if current is None or VERDICT_RANK[v.verdict] < VERDICT_RANK[current]:
+            worst[best] = v.verdict
     parts = []
     for i, sentence in enumerate(sentences):
         if i in worst:
@@ -101,17 +102,17 @@ def highlight_output(output: str, verdicts: list[dict[str, Any]]) -> str:
     return " ".join(parts)
 
 
-def _evidence(ev: dict[str, Any] | None, context: list[str] | None) -> str:
-    if not ev:
+def _evidence(ev: Evidence | None, context: list[str] | None) -> str:
+    if ev is None:
         return '<div class="ctx">No evidence quoted.</div>'
-    if not ev.get("verified"):
-        return f'<div class="ctx bad">Quote not found in the context: “{_e(ev["quote"])}”</div>'
-    seg = (context or [""])[ev["context_index"]] if context and ev["context_index"] < len(context) else ""
-    start, end = ev["start"], ev["end"]
+    if not ev.verified or ev.context_index is None or ev.start is None or ev.end is None:
+        return f'<div class="ctx bad">Quote not found in the context: “{_e(ev.quote)}”</div>'
+    seg = context[ev.context_index] if context and ev.context_index < len(context) else ""
+    start, end = ev.start, ev.end
     before = seg[max(0, start - 120) : start]
     after = seg[end : end + 120]
     return (
-        f'<div class="ctx">context {ev["context_index"]}, characters {start}–{end}: …{_e(before)}'
+        f'<div class="ctx">context {ev.context_index}, characters {start}–{end}: …{_e(before)}'
         f"<mark>{_e(seg[start:end])}</mark>{_e(after)}…</div>"
     )
 
@@ -139,17 +140,17 @@ def _item(index: int, item: ItemResult, scorer_ids: Iterable[str]) -> str:
             f'<div class="error">{_e(key)} failed in step {_e(err.step)}: {_e(err.type)}: {_e(err.message)}</div>'
         )
     output = item.output if isinstance(item.output, str) else assistant_text(item.output) if item.output else ""
-    verdicts = (main.analyze_step_result or {}).get("verdicts", []) if main else []
+    verdicts = main.verdicts if main else []
     if output:
         body.append(f'<div class="output">{highlight_output(output, verdicts)}</div>')
     if main is not None:
         body.append(f"<div><b>Reason:</b> {_e(main.reason)}</div>")
         for v in verdicts:
             body.append(
-                f'<details class="claim" data-verdict="{_e(v["verdict"])}"><summary>'
-                f'<mark class="v-{_e(v["verdict"])}">{_e(v["verdict"])}</mark> {_e(v["claim"])}</summary>'
-                f'<div class="ctx">{_e(v.get("reason", ""))}</div>'
-                f"{_evidence(v.get('evidence'), item.context)}</details>"
+                f'<details class="claim" data-verdict="{_e(v.verdict)}"><summary>'
+                f'<mark class="v-{_e(v.verdict)}">{_e(v.verdict)}</mark> {_e(v.claim)}</summary>'
+                f'<div class="ctx">{_e(v.reason)}</div>'
+                f"{_evidence(v.evidence, item.context)}</details>"
             )
     data_score = "" if score is None else f"{score}"
     return (

@@ -10,9 +10,8 @@ from troth.judges.judge import Judge
 from troth.judges.strategies.batched import id_checker, judge_in_batches
 from troth.judges.strategies.session import Session
 from troth.prompts import answer_relevancy as R
-from troth.scorers.base import Scorer, StepContext, rebuildable, resolve_judge
-from troth.scorers.inputs import validate_scale
-from troth.scorers.reasons import REASON_MAX_TOKENS, check_reason_mode, count, template_reason, verdict_list
+from troth.scorers.base import Scorer, StepContext, rebuildable
+from troth.scorers.reasons import REASON_MAX_TOKENS, count, template_reason, verdict_list
 from troth.types import Verdict, Verdicts
 
 REASON_LABELS = (("no", "Irrelevant"), ("unsure", "Partly relevant"), ("yes", "Relevant"))
@@ -30,14 +29,14 @@ def asker(question: str) -> Any:
     return ask_relevance
 
 
-def make_analyze(batch_size: int) -> Any:
+def make_analyze(options: C.ClaimOptions) -> Any:
     async def analyze(ctx: StepContext) -> Verdicts:
         """Analyze step: relevance of each statement to the question (an output in which the
         judge found no claims, an abstention say, comes here as its sentences: see extraction)."""
         statements: list[str] = ctx.results.preprocess or []
         if not statements:
             return Verdicts([])
-        pairs = await judge_in_batches(ctx, statements, batch_size, asker(ctx.run.input))
+        pairs = await judge_in_batches(ctx, statements, options.batch_size, asker(ctx.run.input))
         return Verdicts([Verdict(s, v.verdict, v.reason) for s, v in pairs])
 
     return analyze
@@ -77,7 +76,7 @@ def make_reason(scale: float, weight: float, mode: Any) -> Any:
 
 @rebuildable
 def create_answer_relevancy_scorer(
-    model: str | Judge = "local-llm",
+    model: str | Judge = "llm",
     *,
     uncertainty_weight: float = 0.3,
     scale: float = 1,
@@ -88,30 +87,27 @@ def create_answer_relevancy_scorer(
     """Answer relevancy: (relevant + ``uncertainty_weight`` * partly relevant) / all statements * ``scale``.
 
     Needs ``input`` (the question); a run without one raises ValueError. Needs a judge that
-    answers prompts: an HTTP judge or the local LLM (the default), not the pair-classifying verifier.
+    answers prompts: an HTTP judge or the local LLM (``"llm"``, the default); the offline
+    verifier only classifies pairs, and a scorer built on it raises ConfigError at once.
     """
     if isinstance(uncertainty_weight, bool) or not isinstance(uncertainty_weight, (int, float)):
         raise TypeError(f"uncertainty_weight must be a number, not {type(uncertainty_weight).__name__}")
     if not math.isfinite(uncertainty_weight) or not 0 <= uncertainty_weight <= 1:
         raise ValueError(f"uncertainty_weight must be between 0 and 1, not {uncertainty_weight!r}")
-    judge = resolve_judge(model)
-    scale_value = validate_scale(scale)
-    mode = C.reason_mode(check_reason_mode(reason))
+    options = C.ClaimOptions.check("create_answer_relevancy_scorer", model,
+                                   {"scale": scale, "reason": reason, "batch_size": batch_size,
+                                    "sentence_fallback": sentence_fallback}, require_input=True)  # fmt: skip
+    if options.judge is not None:
+        options.judge.check_generates("answer-relevancy", "the relevance of each statement")
     base = C.claim_scorer_base(
         id="answer-relevancy",
         description="Share of the output's statements that address the question.",
         prompt_version=R.VERSION,
-        judge=judge,
-        context=None,
-        get_context=None,
-        batch_size=batch_size,
-        max_context_chars=C.DEFAULT_MAX_CONTEXT_CHARS,
-        sentence_fallback=sentence_fallback,
-        require_input=True,
+        options=options,
         no_claims_note=R.NO_STATEMENTS_NOTE,
     )
     return (
-        base.analyze(make_analyze(batch_size))
-        .generate_score(make_score(scale_value, float(uncertainty_weight)))
-        .generate_reason(make_reason(scale_value, float(uncertainty_weight), mode))
+        base.analyze(make_analyze(options))
+        .generate_score(make_score(options.scale, float(uncertainty_weight)))
+        .generate_reason(make_reason(options.scale, float(uncertainty_weight), options.reason_mode))
     )

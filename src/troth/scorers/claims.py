@@ -6,12 +6,11 @@ claim extraction and verdicts against the context, each done the way the judge's
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from dataclasses import replace
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, TypedDict
 
 from troth.errors import ConfigError, JudgeOutputError, JudgeTruncatedError
-from troth.injection import judge_instructions
 from troth.judges.judge import Judge
 from troth.judges.strategies import ClaimStrategy, strategy_for
 from troth.judges.strategies.batched import DEFAULT_BATCH_SIZE
@@ -28,30 +27,89 @@ from troth.scorers.inputs import (
     validate_scale,
 )
 from troth.scorers.reasons import ReasonMode, check_reason_mode, make_context_reason, make_share_score
-from troth.sentences import split_claims, split_sentences
+from troth.text.injection import judge_instructions
+from troth.text.sentences import split_claims, split_sentences
 from troth.types import Verdict, Verdicts
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_MAX_CONTEXT_CHARS", "DEFAULT_MAX_OUTPUT_CHARS", "GetContext",
-           "create_context_claim_scorer"]  # fmt: skip
+__all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_MAX_CONTEXT_CHARS", "DEFAULT_MAX_OUTPUT_CHARS", "ClaimOptions",
+           "ContextClaimKind", "ContextClaimOptions", "GetContext", "create_context_claim_scorer"]  # fmt: skip
 
 
-def strategy(ctx: StepContext, batch_size: int = DEFAULT_BATCH_SIZE) -> ClaimStrategy:
-    """The claim strategy of the step's judge."""
-    if ctx.judge is None:
-        raise ConfigError(f"step {ctx.step!r} needs a judge, but the scorer has none")
-    return strategy_for(ctx.judge, batch_size)
+class ContextClaimOptions(TypedDict, total=False):
+    """The keyword arguments of the context-claim scorers (faithfulness, hallucination); see
+    :func:`~troth.scorers.faithfulness.create_faithfulness_scorer` for what each does."""
+
+    context: list[str] | str | None
+    get_context: GetContext | None
+    scale: float
+    reason: ReasonMode
+    batch_size: int
+    max_context_chars: int
+    sentence_fallback: bool | None
+    max_output_chars: int
+    require_evidence: bool
+
+
+@dataclass(frozen=True)
+class ClaimOptions:
+    """A claim scorer's settings, checked once and passed down whole (:meth:`check`)."""
+
+    judge: Judge | None
+    context: list[str] | None = None
+    get_context: GetContext | None = None
+    scale: float = 1.0
+    reason: ReasonMode = "auto"
+    batch_size: int = DEFAULT_BATCH_SIZE
+    max_context_chars: int = DEFAULT_MAX_CONTEXT_CHARS
+    sentence_fallback: bool | None = None
+    max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS
+    require_evidence: bool = False
+    require_input: bool = False
+    strategies: dict[int, ClaimStrategy] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def check(cls, factory: str, model: str | Judge | None, options: Mapping[str, Any], **fixed: Any) -> ClaimOptions:
+        """The options given to ``factory``, checked (TypeError/ValueError naming the bad one)."""
+        unknown = sorted(set(options) - set(ContextClaimOptions.__annotations__))
+        if unknown:
+            raise TypeError(f"{factory}() got an unexpected keyword argument {unknown[0]!r}")
+        checked = cls(resolve_judge(model), **{**options, **fixed})
+        checked._validate()
+        return replace(checked, context=validate_context(options.get("context")), scale=validate_scale(checked.scale))
+
+    def _validate(self) -> None:
+        check_reason_mode(self.reason)
+        for name in ("batch_size", "max_context_chars", "max_output_chars"):
+            validate_positive_int(getattr(self, name), name)
+        if self.get_context is not None and not callable(self.get_context):
+            raise TypeError("get_context must be a function of the run")
+        if not isinstance(self.require_evidence, bool):
+            raise TypeError(f"require_evidence must be True or False, not {self.require_evidence!r}")
+
+    def strategy(self, ctx: StepContext) -> ClaimStrategy:
+        """The claim strategy of the step's judge, chosen once per judge."""
+        if ctx.judge is None:
+            raise ConfigError(f"step {ctx.step!r} needs a judge, but the scorer has none")
+        found = self.strategies.get(id(ctx.judge))
+        if found is None:
+            found = self.strategies[id(ctx.judge)] = strategy_for(ctx.judge, self.batch_size)
+        return found
+
+    def reason_mode(self, ctx: StepContext) -> str:
+        """``auto`` is what the judge's strategy prefers (a template when no LLM writes reasons well)."""
+        return self.strategy(ctx).reason if self.reason == "auto" else self.reason
 
 
 def make_extract(
-    sentence_fallback: bool | None, no_claims_note: str = P.NO_CLAIMS_FOUND_NOTE
+    options: ClaimOptions, no_claims_note: str = P.NO_CLAIMS_FOUND_NOTE
 ) -> Callable[[StepContext], Awaitable[list[str]]]:
     """Preprocess step: the output's atomic claims (no judge call for an empty output).
 
     The judge's answer is cached on it, so scorers sharing a judge extract once per output. A
     strategy without extraction takes the output's sentences (coordinated clauses split); with
-    a sentence fallback (the strategy's default when ``sentence_fallback`` is None), a failed
+    a sentence fallback (the strategy's default when ``options.sentence_fallback`` is None), a failed
     extraction falls back to one claim per sentence.
     """
 
@@ -59,7 +117,7 @@ def make_extract(
         text = ctx.run.output
         if not text.strip():
             return []
-        plan = strategy(ctx)
+        plan = options.strategy(ctx)
         if not plan.extract_with_judge:
             return _unique(split_claims(text))
         try:
@@ -72,7 +130,8 @@ def make_extract(
                 ctx.note(no_claims_note)
                 raw = split_claims(text)
         except (JudgeOutputError, JudgeTruncatedError) as exc:
-            if not (plan.sentence_fallback if sentence_fallback is None else sentence_fallback):
+            fallback = options.sentence_fallback
+            if not (plan.sentence_fallback if fallback is None else fallback):
                 raise
             log.warning("claim extraction failed (%s); splitting the output into sentences instead", exc)
             ctx.note(P.SENTENCE_FALLBACK_NOTE)
@@ -90,10 +149,10 @@ def _unique(raw: list[str]) -> list[str]:
     return claims
 
 
-def make_context_verdicts(batch_size: int, require_evidence: bool) -> Callable[[StepContext], Awaitable[Verdicts]]:
+def make_context_verdicts(options: ClaimOptions) -> Callable[[StepContext], Awaitable[Verdicts]]:
     """Analyze step: one verdict per claim against the context, as the judge's strategy gives it.
 
-    With ``require_evidence``, a supported verdict whose quote is missing or not in the context
+    With ``options.require_evidence``, a supported verdict whose quote is missing or not in the context
     (``Verdict.unquoted``) counts as unsure; either way the reason names those claims.
     """
 
@@ -105,8 +164,8 @@ def make_context_verdicts(batch_size: int, require_evidence: bool) -> Callable[[
         if not context:
             return Verdicts([Verdict(c, "unsure", P.NO_CONTEXT_VERDICT_REASON) for c in claims])
         flag_instructions(ctx, context)
-        verdicts = await strategy(ctx, batch_size).verdicts(ctx, context, claims)
-        return Verdicts([demote(v) if require_evidence and v.unquoted else v for v in verdicts])
+        verdicts = await options.strategy(ctx).verdicts(ctx, context, claims)
+        return Verdicts([demote(v) if options.require_evidence and v.unquoted else v for v in verdicts])
 
     return analyze
 
@@ -125,80 +184,39 @@ def demote(verdict: Verdict) -> Verdict:
     return replace(verdict, verdict="unsure", reason=P.UNQUOTED_SUPPORT_REASON + verdict.reason)
 
 
-def reason_mode(mode: ReasonMode) -> Callable[[StepContext], str]:
-    """``auto`` is what the judge's strategy prefers (a template when no LLM writes reasons well)."""
-    return lambda ctx: strategy(ctx).reason if mode == "auto" else mode
-
-
 def claim_scorer_base(
-    *,
-    id: str,
-    description: str,
-    prompt_version: str,
-    judge: Judge | None,
-    context: list[str] | str | None,
-    get_context: GetContext | None,
-    batch_size: int,
-    max_context_chars: int,
-    sentence_fallback: bool | None,
-    require_input: bool = False,
-    max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+    *, id: str, description: str, prompt_version: str, options: ClaimOptions,
     no_claims_note: str = P.NO_CLAIMS_FOUND_NOTE,
-) -> Scorer:
+) -> Scorer:  # fmt: skip
     """A scorer with the shared run preparation and claim extraction; callers add the rest."""
-    static_context = validate_context(context)
-    validate_positive_int(batch_size, "batch_size")
-    validate_positive_int(max_context_chars, "max_context_chars")
-    validate_positive_int(max_output_chars, "max_output_chars")
-    if static_context is not None:
-        check_context_size(static_context, max_context_chars)
-    if get_context is not None and not callable(get_context):
-        raise TypeError("get_context must be a function of the run")
-    base = create_scorer(id=id, description=description, judge=judge, version="1", prompt_version=prompt_version)
-    return replace(
-        base.preprocess(make_extract(sentence_fallback, no_claims_note)),
-        prepare=make_prepare(static_context, max_context_chars, get_context, require_input, max_output_chars),
-    )
+    if options.context is not None:
+        check_context_size(options.context, options.max_context_chars)
+    base = create_scorer(id=id, description=description, judge=options.judge, version="1",
+                         prompt_version=prompt_version)  # fmt: skip
+    prepare = make_prepare(options.context, options.max_context_chars, options.get_context, options.require_input,
+                           options.max_output_chars)  # fmt: skip
+    return replace(base.preprocess(make_extract(options, no_claims_note)), prepare=prepare)
 
 
-def create_context_claim_scorer(
-    *,
-    id: str,
-    description: str,
-    prompts: Any,
-    score_labels: tuple[str, ...],
-    reason_labels: tuple[tuple[str, str], ...],
-    model: str | Judge,
-    context: list[str] | str | None,
-    get_context: GetContext | None,
-    scale: float,
-    reason: str,
-    batch_size: int,
-    max_context_chars: int,
-    sentence_fallback: bool | None,
-    max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
-    require_evidence: bool = False,
-) -> Scorer:
-    """A scorer whose score is the share of claims with given verdicts against the context."""
-    judge = resolve_judge(model)
-    scale_value = validate_scale(scale)
-    mode = reason_mode(check_reason_mode(reason))
-    base = claim_scorer_base(
-        id=id,
-        description=description,
-        prompt_version=prompts.VERSION,
-        judge=judge,
-        context=context,
-        get_context=get_context,
-        batch_size=batch_size,
-        max_context_chars=max_context_chars,
-        sentence_fallback=sentence_fallback,
-        max_output_chars=max_output_chars,
-    )
-    if not isinstance(require_evidence, bool):
-        raise TypeError(f"require_evidence must be True or False, not {require_evidence!r}")
+@dataclass(frozen=True)
+class ContextClaimKind:
+    """What sets one context-claim scorer apart: its id, prompts, and the verdicts it counts."""
+
+    id: str
+    description: str
+    prompts: Any
+    score_labels: tuple[str, ...]
+    reason_labels: tuple[tuple[str, str], ...]
+
+
+def create_context_claim_scorer(kind: ContextClaimKind, model: str | Judge, options: ClaimOptions) -> Scorer:
+    """A scorer whose score is the share of claims with ``kind``'s verdicts against the context."""
+    base = claim_scorer_base(id=kind.id, description=kind.description, prompt_version=kind.prompts.VERSION,
+                             options=options)  # fmt: skip
+    if options.reason == "judge" and options.judge is not None:
+        options.judge.check_generates(kind.id, "reason='judge' (the judge writes the reason)")
     return (
-        base.analyze(make_context_verdicts(batch_size, require_evidence))
-        .generate_score(make_share_score(scale_value, score_labels))
-        .generate_reason(make_context_reason(prompts, scale_value, mode, reason_labels))
+        base.analyze(make_context_verdicts(options))
+        .generate_score(make_share_score(options.scale, kind.score_labels))
+        .generate_reason(make_context_reason(kind.prompts, options.scale, options.reason_mode, kind.reason_labels))
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Unpack
 
 import troth.scorers.claims as C
 from troth.judges.judge import Judge
@@ -12,48 +12,40 @@ from troth.scorers.base import Scorer, rebuildable
 REASON_LABELS = (("yes", "Supported"), ("no", "Contradicted"), ("unsure", "Not verifiable from the context"))
 
 
+FAITHFULNESS = C.ContextClaimKind(
+    id="faithfulness",
+    description="Share of the output's claims that the context supports.",
+    prompts=F,
+    score_labels=("yes",),
+    reason_labels=REASON_LABELS,
+)
+
+
 @rebuildable
-def create_faithfulness_scorer(
-    model: str | Judge = "local",
-    *,
-    context: list[str] | str | None = None,
-    get_context: C.GetContext | None = None,
-    scale: float = 1,
-    reason: Literal["auto", "judge", "template"] = "auto",
-    batch_size: int = C.DEFAULT_BATCH_SIZE,
-    max_context_chars: int = C.DEFAULT_MAX_CONTEXT_CHARS,
-    sentence_fallback: bool | None = None,
-    max_output_chars: int = C.DEFAULT_MAX_OUTPUT_CHARS,
-    require_evidence: bool = False,
-) -> Scorer:
+def create_faithfulness_scorer(model: str | Judge = "local", **options: Unpack[C.ContextClaimOptions]) -> Scorer:
     """Faithfulness: (claims the context supports / all claims) * ``scale``.
 
-    Context comes from ``context=`` given to the run, ``get_context(run)``, ``context=`` given
-    here, else the tool-call results in a chat-transcript output. ``reason="judge"`` asks the
-    judge to explain the score; ``"template"`` writes it in code (one judge call fewer);
-    ``"auto"`` (default) follows the judge: the template for the offline judges, the judge otherwise.
-    ``sentence_fallback`` splits the output into sentences when claim extraction fails
-    (default: on for the local LLM judge, off otherwise); the reason then says so.
-    ``max_output_chars`` bounds the answer checked (longer fails before any judge call).
-    ``require_evidence``: a "supported" verdict whose evidence quote is empty or not found in
-    the context counts as unsure (off by default: see ``bench/evidence_policy.py``); either way
-    such verdicts are flagged ``unquoted`` and named in the reason. An output or context that
-    carries instructions to the judge is flagged in ``result.flags`` and the reason.
+    ``model``: ``"local"`` (the offline claim verifier, the default), ``"llm"`` (a local LLM),
+    ``"provider/model"`` or a :class:`~troth.Judge`. Keyword options:
+
+    - ``context``: the context (a string or list of strings); else ``context=`` given to the run,
+      ``get_context(run)``, or the tool-call results in a chat-transcript output, first found in
+      the order run, ``get_context``, this, transcript.
+    - ``scale`` (default 1): the maximum score.
+    - ``reason``: ``"judge"`` asks the judge to explain the score; ``"template"`` writes it in
+      code (one judge call fewer); ``"auto"`` (default) follows the judge: the template for the
+      offline judges, the judge otherwise.
+    - ``batch_size`` (default 16): claims per verdict request.
+    - ``max_context_chars`` (1,000,000) and ``max_output_chars`` (100,000): longer fails before
+      any judge call.
+    - ``sentence_fallback``: split the output into sentences when claim extraction fails
+      (default: on for the local LLM judge, off otherwise); the reason then says so.
+    - ``require_evidence`` (default off, see ``bench/evidence_policy.py``): a "supported" verdict
+      whose evidence quote is empty or not found in the context counts as unsure; either way
+      such verdicts are flagged ``unquoted`` and named in the reason.
+
+    An output or context that carries instructions to the judge is flagged in ``result.flags``
+    and the reason.
     """
-    return C.create_context_claim_scorer(
-        id="faithfulness",
-        description="Share of the output's claims that the context supports.",
-        prompts=F,
-        score_labels=("yes",),
-        reason_labels=REASON_LABELS,
-        model=model,
-        context=context,
-        get_context=get_context,
-        scale=scale,
-        reason=reason,
-        batch_size=batch_size,
-        max_context_chars=max_context_chars,
-        sentence_fallback=sentence_fallback,
-        max_output_chars=max_output_chars,
-        require_evidence=require_evidence,
-    )
+    checked = C.ClaimOptions.check("create_faithfulness_scorer", model, options)
+    return C.create_context_claim_scorer(FAITHFULNESS, model, checked)

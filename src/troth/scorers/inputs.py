@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from troth.errors import ContextFunctionError, ContextTooLongError, InvalidTextError, OutputTooLongError
-from troth.scorers.context import assistant_text, is_messages, tool_results, user_text
+from troth.text.transcripts import Transcript, is_messages, user_text
 from troth.types import ScorerRun
 
 DEFAULT_MAX_CONTEXT_CHARS = 1_000_000
@@ -110,8 +110,9 @@ def make_prepare(
         output = run.output
         if isinstance(output, str):
             text, transcript = output, None
-        elif is_messages(output):
-            text, transcript = assistant_text(output), output
+        elif isinstance(output, Transcript) or is_messages(output):
+            transcript = output if isinstance(output, Transcript) else Transcript.read(output)
+            text = transcript.answer
         elif output is None:
             raise TypeError("output is required: a string or a list of chat messages")
         else:
@@ -126,7 +127,7 @@ def make_prepare(
         if context is None:
             context = static_context
         if context is None and transcript is not None:
-            context = tool_results(transcript)
+            context = transcript.tool_results
         context = [c for c in (context or []) if c.strip()]
         check_context_size(context, max_context_chars)
         for name, value in (

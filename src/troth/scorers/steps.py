@@ -111,7 +111,7 @@ class StepContext:
 
     def _add_usage(self, usage: StepUsage) -> None:
         if self.usage is None:
-            self.usage = StepUsage(model=usage.model)
+            self.usage = StepUsage(model=usage.model, prices=usage.prices)
         self.usage.add(usage)
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
-from troth.secrets import known, redact
+from troth.redaction import known, redact
 from troth.store.base import RunRecord
 
 JSON_FIELDS = frozenset({"input", "output", "context", "claims", "verdicts", "prompts", "usage", "result"})

@@ -4,7 +4,7 @@ The schema changes only through the append-only, named migrations below, each re
 ``migrations`` table. WAL mode and a busy timeout let several processes write at once; every
 write is one transaction. A scorer run saved again for the same (evaluation, item, scorer)
 replaces the earlier row (a resumed failure leaves one row, the new one). Every text is passed
-through :func:`troth.secrets.redact` before it is written, and text Python holds but UTF-8
+through :func:`troth.redaction.redact` before it is written, and text Python holds but UTF-8
 cannot encode (lone surrogates) is stored escaped rather than failing the write.
 """
 

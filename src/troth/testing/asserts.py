@@ -46,9 +46,7 @@ def default_judge(model: str | Judge | None = None, offline: str = "local") -> J
 
 
 def _failing(result: ScoreResult, bad: tuple[str, ...]) -> str:
-    analyze = result.analyze_step_result
-    verdicts = analyze.get("verdicts", []) if analyze is not None else []
-    lines = [f"  - [{v['verdict']}] {v['claim']} -- {v['reason']}" for v in verdicts if v["verdict"] in bad]
+    lines = [f"  - [{v.verdict}] {v.claim} -- {v.reason}" for v in result.verdicts if v.verdict in bad]
     return "\n".join(lines) if lines else "  (no claims)"
 
 

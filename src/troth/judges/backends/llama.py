@@ -16,13 +16,15 @@ import math
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from troth.errors import ContextTooLongError, MissingDependencyError, ModelLoadError
 from troth.judges.backends.llama_models import ResolvedModel, check_gguf, resolve_model
 from troth.judges.base import BackendBase, Choice, Completion, Message, bare_choice
 from troth.judges.capabilities import Capabilities
-from troth.judges.registry import BackendOptions
+from troth.judges.options import BackendOptions
+from troth.types import FREE
 
 DEFAULT_N_CTX = 8192
 MAX_TOKENS = 1024
@@ -92,21 +94,19 @@ def _looks_valid(text: str, schema: dict[str, Any]) -> bool:
     return isinstance(data, dict) and all(k in data for k in schema.get("required", []))
 
 
+DECLARED = Capabilities(choice_probabilities=True, prefix_reuse=True, fixed_token_budget=True,
+                        default_max_tokens=MAX_TOKENS, prices=FREE)  # fmt: skip
+"""What every local LLM does: answer prompts and read answer probabilities, in process, for free."""
+
+
 class LlamaBackend(BackendBase):
     """Judge backend over a local GGUF model."""
 
     def __init__(self, model: ResolvedModel, *, n_ctx: int = DEFAULT_N_CTX) -> None:
         self.model = model
         self.n_ctx = n_ctx
-        self.model_id = f"local/{model.name}"
-        self.capabilities = Capabilities(
-            choice_probabilities=True,
-            context_window=n_ctx,
-            prefix_reuse=True,
-            fixed_token_budget=True,
-            default_max_tokens=MAX_TOKENS,
-            yes_threshold=model.yes_threshold,
-        )
+        self.model_id = f"llm/{model.name}"
+        self.capabilities = replace(DECLARED, context_window=n_ctx, yes_threshold=model.yes_threshold)
         self._lock = threading.Lock()
         self._grammars: dict[str, Any] = {}
 
@@ -246,9 +246,6 @@ def _unpack(response: Any) -> tuple[str, str | None, tuple[int, int]]:
 
 
 def from_options(options: BackendOptions) -> LlamaBackend:
-    """``local/<name or path.gguf>``; the model is resolved now (cheap) and loaded at the first call."""
+    """``llm`` or ``llm/<name or path.gguf>``; the model is resolved now (cheap) and loaded at the first call."""
     return LlamaBackend.for_model(options.name or None)
 
-
-LocalBackend = LlamaBackend
-"""The former name."""

@@ -3,22 +3,25 @@
 Retries of 429 (honouring Retry-After), 408/409, 5xx, connection errors and timeouts are the
 SDK's: bounded, with exponential backoff and jitter. A reply that is not a valid chat
 completion raises :class:`JudgeResponseError` (the retry policy asks again). The API key is
-registered with :mod:`troth.secrets`, so a server that echoes it does not put it in an error.
+registered with :mod:`troth.redaction`, so a server that echoes it does not put it in an error.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import weakref
 from typing import Any
 
 import openai
 
-from troth.errors import JudgeConnectionError, JudgeResponseError
+from troth.errors import JudgeConnectionError, JudgeResponseError, MissingAPIKeyError
 from troth.judges.base import BackendBase, Completion, Message
-from troth.judges.capabilities import Capabilities, Prices, StructuredMode
-from troth.judges.registry import BackendOptions, http_endpoint
-from troth.secrets import contains_secret, remember
+from troth.judges.capabilities import Capabilities, StructuredMode
+from troth.judges.options import BackendOptions
+from troth.judges.providers import PROVIDERS
+from troth.redaction import contains_secret, remember
+from troth.types import Prices
 
 
 class OpenAICompatBackend(BackendBase):
@@ -174,6 +177,20 @@ def _cause(exc: BaseException) -> BaseException | None:
 
 def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def http_endpoint(options: BackendOptions) -> tuple[str, str, StructuredMode, str]:
+    """Base URL, API key, structured mode and token parameter of an HTTP judge (checks the key)."""
+    if options.provider == "custom":
+        key = options.api_key or os.environ.get("TROTH_API_KEY") or "not-needed"
+        return str(options.base_url), key, options.structured or "json_schema", "max_tokens"
+    spec = PROVIDERS[options.provider]
+    key = options.api_key or (os.environ.get(spec.env_var) if spec.env_var else None) or ""
+    if not key:
+        if spec.key_required and spec.env_var:
+            raise MissingAPIKeyError(spec.name, spec.env_var)
+        key = "not-needed"
+    return spec.base_url, key, options.structured or spec.structured, spec.token_param
 
 
 def from_options(options: BackendOptions) -> OpenAICompatBackend:

@@ -15,7 +15,7 @@ import json
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -23,8 +23,9 @@ from typing import Any
 from troth.errors import MissingDependencyError, ModelLoadError, ModelNotFoundError
 from troth.judges.base import BackendBase, PairScores
 from troth.judges.capabilities import Capabilities
-from troth.judges.registry import BackendOptions
-from troth.overlap import apply_head, features
+from troth.judges.options import BackendOptions
+from troth.text.overlap import apply_head, features
+from troth.types import FREE
 
 DEFAULT_VERIFIER = "verifier-minilm"
 INSTALL = 'pip install "troth[local]"'
@@ -123,15 +124,18 @@ def _import_runtime() -> tuple[Any, Any]:
     return onnxruntime, tokenizers
 
 
+DECLARED = Capabilities(generates=False, classify_pairs=True, prices=FREE)
+"""What every verifier does: classify (passage, claim) pairs, in process, for free."""
+
+
 class VerifierBackend(BackendBase):
     """Pair classification with the packaged ONNX verifier."""
 
     def __init__(self, model: VerifierModel) -> None:
         self.model = model
-        self.model_id = f"local/{model.name}"
-        self.capabilities = Capabilities(
-            generates=False,
-            classify_pairs=True,
+        self.model_id = f"verifier/{model.name}"
+        self.capabilities = replace(
+            DECLARED,
             context_window=model.max_tokens,
             yes_threshold=float(model.card.get("yes_threshold", 0.5)),
             uncertain_band=tuple(model.card["uncertain_band"]) if model.card.get("uncertain_band") else None,
@@ -179,5 +183,6 @@ class VerifierBackend(BackendBase):
 
 
 def from_options(options: BackendOptions) -> VerifierBackend:
-    """``local`` or ``local/<verifier name or folder>``; the model loads at the first call."""
+    """``verifier`` or ``verifier/<packaged name or folder>`` (``local`` is an alias); the model
+    loads at the first call."""
     return VerifierBackend(find_verifier(options.name or None))

@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from troth.errors import JudgeOutputError, JudgeTruncatedError
-from troth.evidence import locate
 from troth.judges.parsing import OutputCheckError
 from troth.judges.strategies.session import Session
 from troth.prompts import claims as P
+from troth.text.evidence import locate
 from troth.types import Evidence, Verdict
 
 MISSING_VERDICT_ROUNDS = 2

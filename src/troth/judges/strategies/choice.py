@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from troth.judges.strategies.session import Session
 from troth.prompts import claims as P
-from troth.retrieval import select_sentences
+from troth.text.retrieval import select_sentences
 from troth.types import Verdict
 
 RESERVED_TOKENS = 512

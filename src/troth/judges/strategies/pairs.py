@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from troth.judges.base import PairScores
 from troth.judges.strategies.session import Session
 from troth.prompts import claims as P
+from troth.text.windows import Sentence, claim_windows, context_sentences, rank, window_text
 from troth.types import Evidence, Verdict, VerdictLabel
-from troth.windows import Sentence, claim_windows, context_sentences, rank, window_text
 
 WINDOW_CHARS = 700
 """Context characters per window: with a claim, about 250 tokens, the verifier's input size."""

@@ -6,17 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from troth.evals.entries import ScorerEntry
 from troth.prices import total_cost
-from troth.scorers.base import Scorer
 from troth.types import ScoreResult
-
-
-@dataclass
-class ScorerEntry:
-    """A scorer and its pass threshold (``score >= threshold`` passes; None: no threshold)."""
-
-    scorer: Scorer
-    threshold: float | None = None
 
 
 @dataclass

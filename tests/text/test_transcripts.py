@@ -1,4 +1,4 @@
-from troth.scorers.context import assistant_text, is_messages, tool_results, user_text
+from troth.text.transcripts import assistant_text, is_messages, tool_results, user_text
 
 OPENAI_STYLE = [
     {"role": "user", "content": "What is the weather in Oslo?"},

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -128,3 +129,18 @@ def assistant_text(messages: list[Any]) -> str:
 def user_text(messages: list[Any]) -> str:
     """The user's last question."""
     return _last_text(messages, "user")
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """A chat transcript read once: the messages, the assistant's answer, the user's question
+    and the tool-call results (the context a scorer falls back to)."""
+
+    messages: list[Any]
+    answer: str
+    question: str
+    tool_results: list[str]
+
+    @classmethod
+    def read(cls, messages: list[Any]) -> Transcript:
+        return cls(list(messages), assistant_text(messages), user_text(messages), tool_results(messages))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from troth import ContextTooLongError
-from troth.retrieval import select_sentences
+from troth.text.retrieval import select_sentences
 
 CONTEXT = [
     "The museum opened in 1901. It has three floors. Entry is free on Sundays.",

@@ -1,4 +1,4 @@
-from troth.windows import claim_windows, consecutive, context_sentences, rank, window_text
+from troth.text.windows import claim_windows, consecutive, context_sentences, rank, window_text
 
 
 def test_sentences_keep_segment_and_offsets_and_long_ones_are_cut_at_spaces() -> None:

@@ -22,10 +22,10 @@ class CallCache(Protocol):
 
 
 @dataclass(frozen=True)
-class CallSettings:
+class RunSettings:
     cache: CallCache | None = None
     limiter: asyncio.Semaphore | None = None
     pacer: Pacer | None = None
 
 
-CALL_SETTINGS: ContextVar[CallSettings | None] = ContextVar("troth_call_settings", default=None)
+RUN_SETTINGS: ContextVar[RunSettings | None] = ContextVar("troth_run_settings", default=None)

@@ -8,8 +8,8 @@ suits the task, since a claim about a text mostly reuses its words, names and nu
 from __future__ import annotations
 
 from troth.errors import ContextTooLongError, MissingDependencyError
-from troth.sentences import split_sentences
-from troth.windows import pack, terms
+from troth.text.sentences import split_sentences
+from troth.text.windows import pack, terms
 
 
 def select_sentences(context: list[str], claim: str, budget_chars: int) -> list[str]:

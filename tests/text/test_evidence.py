@@ -1,4 +1,4 @@
-from troth.evidence import locate
+from troth.text.evidence import locate
 
 CONTEXT = ["The Eiffel Tower, completed in 1889, is 330 metres tall.", "It stands in  Paris,\nFrance."]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import re
 
-from troth.windows import terms
+from troth.text.windows import terms
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-zA-Z]+")

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from troth.sentences import sentence_spans
+from troth.text.sentences import sentence_spans
 
 _WORD = re.compile(r"\w+")
 _STOPWORD_TEXT = (

@@ -1,4 +1,4 @@
-from troth.sentences import sentence_spans, split_claims, split_sentences
+from troth.text.sentences import sentence_spans, split_claims, split_sentences
 
 
 def test_splits_on_sentence_ends() -> None:

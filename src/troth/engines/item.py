@@ -1,0 +1,150 @@
+"""One item scored, and its outcome saved: the two steps every engine and live scoring share.
+
+:func:`score_item` runs the target when the item has no output, reads a transcript output once,
+then runs the given scorers; nothing it does raises: failures come back on the :class:`Outcome`.
+:func:`save_outcome` writes an outcome's records to a store; a store that fails is one more
+error on the outcome. A Ray worker scores and the driver saves; the local engine and live
+scoring do both in one process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from troth.engines.targets import call_target, normalise_output
+from troth.errors import ScorerRunError, TrothError
+from troth.evals.eval_result import ItemError, ItemResult, OnItemComplete
+from troth.evals.records import to_record
+from troth.redaction import redact
+from troth.scorers.base import Scorer
+from troth.store.base import RunRecord, Store, now
+from troth.text.transcripts import Transcript, is_messages
+from troth.types import ScoreResult
+
+
+@dataclass
+class Outcome:
+    """One item as scored: the item (output and context as scored), each scorer's result, the
+    records to store, the errors by scorer id (or ``target``, ``store``, ``item``, ``data``), the
+    ids of the scorers skipped as done already, and what the target returned."""
+
+    item: dict[str, Any]
+    results: dict[str, ScoreResult] = field(default_factory=dict)
+    records: list[RunRecord] = field(default_factory=list)
+    errors: dict[str, ItemError] = field(default_factory=dict)
+    resumed: list[str] = field(default_factory=list)
+    target_output: Any = None
+
+    def item_result(self, resumed: Mapping[str, ScoreResult] | None = None) -> ItemResult:
+        """The item as ``run_evals`` returns it, with the results of earlier runs added."""
+        it = self.item
+        return ItemResult(it["id"], it["input"], it["output"], it["context"], it.get("ground_truth"),
+                          it.get("metadata") or {}, results={**(resumed or {}), **self.results},
+                          errors=dict(self.errors), resumed=bool(self.resumed))  # fmt: skip
+
+
+async def score_item(
+    item: dict[str, Any],
+    scorers: Sequence[Scorer],
+    *,
+    target: Any = None,
+    eval_id: str | None = None,
+    keep_records: bool = True,
+    source: str = "eval",
+    trace_id: str | None = None,
+) -> Outcome:
+    """Score ``item`` (a checked item: ``id``, ``input``, ``output``, ``context``, ...) with
+    ``scorers``; with no scorers to run, the target is not called. Never raises."""
+    outcome = Outcome(dict(item))
+    try:
+        if scorers and outcome.item["output"] is None and not await _run_target(target, outcome):
+            return outcome
+        output = outcome.item["output"]
+        transcript = Transcript.read(output) if is_messages(output) else None
+        if outcome.item["context"] is None and transcript is not None:
+            outcome.item["context"] = transcript.tool_results or None
+        scored = _Scoring(outcome, transcript, eval_id, keep_records, source, trace_id)
+        await asyncio.gather(*(scored.run(scorer, item["context"]) for scorer in scorers))
+    except Exception as exc:  # a failure of this item's own handling: kept on the item
+        outcome.errors["item"] = item_error(exc)
+    return outcome
+
+
+async def _run_target(target: Any, outcome: Outcome) -> bool:
+    """The target's answer put on the outcome's item; False (and the error kept) when it failed."""
+    try:
+        outcome.target_output = await call_target(target, outcome.item["input"])
+        outcome.item["output"] = normalise_output(outcome.target_output)
+    except Exception as exc:  # user code: the item fails, the run goes on
+        outcome.errors["target"] = item_error(exc, "target")
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """One scorer at a time on an outcome's item: its result or error, and its record."""
+
+    outcome: Outcome
+    transcript: Transcript | None
+    eval_id: str | None
+    keep_records: bool
+    source: str
+    trace_id: str | None
+
+    async def run(self, scorer: Scorer, context: Any) -> None:
+        item = self.outcome.item
+        started, clock = now(), time.perf_counter()
+        result, error = None, None
+        try:
+            output = self.transcript or item["output"]
+            result = await scorer.arun(item["input"], output, context=context, ground_truth=item.get("ground_truth"),
+                                       metadata=item.get("metadata"))  # fmt: skip
+            self.outcome.results[scorer.id] = result
+        except Exception as exc:  # user steps and context functions may raise anything
+            error = self.outcome.errors[scorer.id] = item_error(exc)
+        if not self.keep_records:
+            return
+        try:
+            latency = time.perf_counter() - clock
+            record = to_record(self.eval_id, item, scorer, result, error, started, source=self.source,
+                               latency_s=latency, trace_id=self.trace_id)  # fmt: skip
+            self.outcome.records.append(record)
+        except Exception as exc:
+            self.outcome.errors["store"] = item_error(exc, "store")
+
+
+def save_outcome(store: Store, outcome: Outcome) -> None:
+    """Save the outcome's records; a store that fails (full, locked, read-only) is kept as the
+    outcome's ``store`` error, the rest still saved."""
+    for record in outcome.records:
+        try:
+            store.save_run(record)
+        except Exception as exc:
+            outcome.errors["store"] = item_error(exc, "store")
+
+
+async def item_complete(callback: OnItemComplete | None, res: ItemResult, outcome: Outcome) -> None:
+    """The user's ``on_item_complete``; what it raises is kept on the item."""
+    if callback is None:
+        return
+    try:
+        out = callback(res, outcome.target_output, dict(res.results))
+        if inspect.isawaitable(out):
+            await out
+    except Exception as exc:
+        res.errors["on_item_complete"] = item_error(exc, "on_item_complete")
+
+
+def item_error(exc: BaseException, step: str | None = None) -> ItemError:
+    """The error an item keeps: the cause of a scorer step's failure, with the step it failed in."""
+    if isinstance(exc, ScorerRunError):
+        cause = exc.__cause__ or exc
+        return ItemError(type(cause).__name__, redact(str(cause)), exc.failed_step)
+    found = exc.step if isinstance(exc, TrothError) else None
+    return ItemError(type(exc).__name__, redact(str(exc)), step or found)

@@ -1,0 +1,86 @@
+"""The local engine (the default): every item scored in this process, under one semaphore for
+the judge calls in flight (and one pacer for a rate limit), each saved as it finishes, and the
+store used as the judge-call cache. A re-run with the same eval id scores only what is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from troth.engines.base import EvalJob
+from troth.engines.item import item_complete, save_outcome, score_item
+from troth.evals.dataset import check_target, load_items
+from troth.evals.eval_result import ItemResult
+from troth.evals.progress import Progress
+from troth.evals.records import result_from_record
+from troth.judges.run_settings import RUN_SETTINGS, RunSettings
+from troth.ratelimit import LocalPacer
+from troth.store.base import RunRecord, Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class LocalEngine:
+    """Score in this process (what ``run_evals`` does when no engine is given)."""
+
+    def source(self, data: Any, target: Any) -> list[dict[str, Any]]:
+        items = load_items(data)
+        check_target(items, target)
+        return items
+
+    async def run(self, job: EvalJob) -> list[ItemResult]:
+        items: list[dict[str, Any]] = job.data
+        cache = BestEffortCache(job.store) if job.cache and job.store is not None else None
+        pacer = LocalPacer(job.rate_limit) if job.rate_limit is not None else None
+        token = RUN_SETTINGS.set(RunSettings(cache, asyncio.Semaphore(job.concurrency), pacer))
+        progress = Progress(len(items), job.quiet)
+        done = job.store.completed(job.eval_id) if job.store is not None else {}
+        gate = asyncio.Semaphore(max(job.concurrency * 2, 4))
+        try:
+            with progress:
+                return list(await asyncio.gather(*(self._item(job, it, done, gate, progress) for it in items)))
+        finally:
+            RUN_SETTINGS.reset(token)
+
+    async def _item(self, job: EvalJob, item: dict[str, Any], done: dict[tuple[str, str], RunRecord],
+                    gate: asyncio.Semaphore, progress: Progress) -> ItemResult:  # fmt: skip
+        async with gate:
+            todo = [e.scorer for e in job.entries if (item["id"], e.scorer.id) not in done]
+            outcome = await score_item(item, todo, target=job.target, eval_id=job.eval_id,
+                                       keep_records=job.store is not None)  # fmt: skip
+            outcome.resumed = [e.scorer.id for e in job.entries if (item["id"], e.scorer.id) in done]
+            if job.store is not None:
+                save_outcome(job.store, outcome)
+            res = outcome.item_result({sid: result_from_record(done[(item["id"], sid)]) for sid in outcome.resumed})
+            progress.advance(res)
+            await item_complete(job.on_item_complete, res, outcome)
+            return res
+
+
+class BestEffortCache:
+    """The store as the judge-call cache: a read or write that fails is a miss, logged once."""
+
+    def __init__(self, store: Store) -> None:
+        self.store, self.failures = store, 0
+
+    def cache_get(self, key: str) -> dict[str, Any] | None:
+        try:
+            return self.store.cache_get(key)
+        except Exception as exc:
+            self._failed(exc)
+            return None
+
+    def cache_put(self, key: str, model: str, value: dict[str, Any]) -> None:
+        try:
+            self.store.cache_put(key, model, value)
+        except Exception as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: Exception) -> None:
+        self.failures += 1
+        if self.failures == 1:
+            log.warning("the judge-call cache is unavailable (%s: %s); calls go to the judge", type(exc).__name__, exc)

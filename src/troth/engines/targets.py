@@ -1,0 +1,59 @@
+"""Calling an evaluation's target and reading what it returned as an answer to score."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from troth.text.transcripts import is_messages
+
+
+@runtime_checkable
+class AsyncAgent(Protocol):
+    def agenerate(self, value: Any) -> Any: ...
+
+
+@runtime_checkable
+class Agent(Protocol):
+    def generate(self, value: Any) -> Any: ...
+
+
+@runtime_checkable
+class WithMessages(Protocol):
+    messages: Any
+
+
+@runtime_checkable
+class WithText(Protocol):
+    text: Any
+
+
+async def call_target(target: Any, value: Any) -> Any:
+    """The target's answer to ``value`` (a callable, or an object with .agenerate/.generate)."""
+    if target is None:
+        raise ValueError("the item has no 'output' and no target was given to produce one")
+    if isinstance(target, AsyncAgent):
+        out = target.agenerate(value)
+    elif isinstance(target, Agent):
+        out = target.generate(value)
+    elif callable(target):
+        out = target(value)
+    else:
+        raise TypeError("target must be a callable or have .generate / .agenerate")
+    return await out if inspect.isawaitable(out) else out
+
+
+def normalise_output(output: Any) -> Any:
+    """A string or a chat transcript; objects with ``messages`` or ``text`` are unwrapped."""
+    if isinstance(output, str) or is_messages(output):
+        return output
+    for value in (output.messages if isinstance(output, WithMessages) else None,
+                  output.text if isinstance(output, WithText) else None):  # fmt: skip
+        if isinstance(value, str) or is_messages(value):
+            return value
+    if isinstance(output, Mapping):
+        for key in ("messages", "text", "output"):
+            if isinstance(output.get(key), str) or is_messages(output.get(key)):
+                return output[key]
+    raise TypeError(f"target returned {type(output).__name__}; expected a string, chat messages, or .text/.messages")
