@@ -29,7 +29,7 @@ from troth import Judge
 from troth.errors import ConfigError
 from troth.judges.strategies import support_probabilities
 from troth.scorers.base import StepContext, StepResults
-from troth.types import ScorerRun
+from troth.values import ScorerRun
 
 
 async def p_yes(judge: Judge, rows: list[dict[str, Any]]) -> list[float]:

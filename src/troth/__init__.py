@@ -37,7 +37,7 @@ from troth.scorers import (
     create_scorer,
 )
 from troth.store import ParquetStore
-from troth.types import Evidence, ScoreResult, ScorerRun, StepUsage, Verdict, Verdicts
+from troth.values import Evidence, ScoreResult, ScorerRun, StepUsage, Verdict, Verdicts
 
 __version__ = "0.1.0"
 

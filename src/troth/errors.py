@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from troth.redaction import redact
 
 if TYPE_CHECKING:
-    from troth.types import StepUsage
+    from troth.values import StepUsage
 
 
 class TrothError(Exception):

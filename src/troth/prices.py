@@ -7,7 +7,7 @@ for the built-in providers' common models, overridable in code or by a TOML file
     #               output = 0.60
 
 A model with no known price has cost None ("unknown"), never 0. A backend that declares its
-prices (the in-process ones declare :data:`~troth.types.FREE`) is costed at those. Table
+prices (the in-process ones declare :data:`~troth.values.FREE`) is costed at those. Table
 prices are the providers' published list prices as of :data:`PRICES_AS_OF`; check them against
 your contract and override where they differ.
 """
@@ -21,7 +21,7 @@ import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from troth.types import Prices, StepUsage
+from troth.values import Prices, StepUsage
 
 PRICES_AS_OF = "2025-06"
 ENV_PRICES = "TROTH_PRICES"

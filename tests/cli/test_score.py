@@ -63,8 +63,8 @@ def test_errors_are_one_line_without_traceback() -> None:
     assert proc.returncode == 2
     assert (
         proc.stderr.strip() == "error: unknown model 'opneai/gpt-4o'; did you mean 'openai/gpt-4o'? "
-        "Known providers: anthropic, deepseek, google, groq, local, local-llm, mistral, ollama, openai, openrouter, "
-        "together, xai."
+        "Known providers: anthropic, deepseek, google, groq, llm, local, local-llm, mistral, ollama, openai, "
+        "openrouter, together, verifier, xai."
     )
     assert "Traceback" not in proc.stderr
 

@@ -20,7 +20,7 @@ from troth.judges.strategies.cascade import CascadeVerdicts
 from troth.judges.strategies.choice import ChoiceVerdicts
 from troth.judges.strategies.pairs import PairVerdicts
 from troth.text.overlap import features
-from troth.types import Evidence
+from troth.values import Evidence
 
 
 class WordPairs(BackendBase):
@@ -149,9 +149,11 @@ def test_memo_shares_one_answer() -> None:
     assert sorted(asyncio.run(both())) == [(False, "answer"), (True, "answer")] and runs == [1]
 
 
-def test_verdicts_are_typed_and_read_like_their_stored_dicts() -> None:
+def test_verdicts_are_typed_and_dicts_only_in_their_stored_form() -> None:
     verdict = Verdict("It is red.", "yes", "said so", Evidence("red", True, 0, 6, 9), {"supported": 0.9})
-    assert verdict["verdict"] == "yes" and verdict["evidence"]["start"] == 6 and "probabilities" in verdict
+    stored = verdict.to_dict()
+    assert stored["verdict"] == "yes" and stored["evidence"]["start"] == 6 and "probabilities" in stored
+    assert not hasattr(verdict, "__getitem__") and not hasattr(Verdicts([verdict]), "get")
     assert verdict.p_supported == 0.9 and Verdict.from_dict(verdict.to_dict()) == verdict
     stored_before = {  # a result saved before verdicts were typed
         "run_id": "r", "scorer_id": "faithfulness", "prompt_version": "v1", "preprocess_step_result": ["It is red."],

@@ -30,7 +30,7 @@ def need(name: str) -> str:
         if REQUIRED:
             raise
         pytest.skip(f"{name} not available: {exc}")
-    return f"local/{name}"
+    return f"llm/{name}"
 
 
 def test_smollm2_pipeline_returns_schema_valid_results() -> None:
@@ -39,33 +39,33 @@ def test_smollm2_pipeline_returns_schema_valid_results() -> None:
     result = scorer.run(input="What is the capital of France?", output="Paris is the capital of France.")
     assert isinstance(result.preprocess_step_result, list)
     assert all(isinstance(c, str) and c for c in result.preprocess_step_result)
-    verdicts = result.analyze_step_result["verdicts"]
+    verdicts = result.verdicts
     assert len(verdicts) == len(result.preprocess_step_result)
-    assert {v["verdict"] for v in verdicts} <= {"yes", "no", "unsure"}
+    assert {v.verdict for v in verdicts} <= {"yes", "no", "unsure"}
     assert 0.0 <= result.score <= 1.0
-    assert result.usage["preprocess"].model == "local/smollm2-135m"
+    assert result.usage["preprocess"].model == "llm/smollm2-135m"
     assert result.usage["preprocess"].prompt_tokens > 0
     again = scorer.run(input="What is the capital of France?", output="Paris is the capital of France.")
     assert again.analyze_step_result == result.analyze_step_result  # deterministic
 
 
 def test_context_over_the_window_is_judged_against_retrieved_sentences() -> None:
-    from troth.judges.backends.llama import LocalBackend
+    from troth.judges.backends.llama import LlamaBackend
 
-    judge = Judge(need("smollm2-135m"), backend=LocalBackend(resolve_model("smollm2-135m"), n_ctx=1024))
+    judge = Judge(need("smollm2-135m"), backend=LlamaBackend(resolve_model("smollm2-135m"), n_ctx=1024))
     filler = " ".join(f"Clause {i} of the lease covers parking." for i in range(300))
     scorer = create_faithfulness_scorer(judge, context=[filler + " The rent is 900 euros a month."])
     result = scorer.run(output="The rent is 900 euros a month.")
-    verdicts = result.analyze_step_result["verdicts"]
-    assert verdicts and all(v["retrieved"] for v in verdicts)
+    verdicts = result.verdicts
+    assert verdicts and all(v.retrieved for v in verdicts)
     assert "window of 1,024 tokens" in result.reason
     assert "most relevant" in result.reason
 
 
 def test_context_that_does_not_fit_even_after_retrieval_is_a_clear_error() -> None:
-    from troth.judges.backends.llama import LocalBackend
+    from troth.judges.backends.llama import LlamaBackend
 
-    judge = Judge(need("smollm2-135m"), backend=LocalBackend(resolve_model("smollm2-135m"), n_ctx=1024))
+    judge = Judge(need("smollm2-135m"), backend=LlamaBackend(resolve_model("smollm2-135m"), n_ctx=1024))
     scorer = create_faithfulness_scorer(judge, context=["word " * 3000])  # one sentence, no boundary
     with pytest.raises(Exception) as info:
         scorer.run(output="The sky is blue.")
@@ -78,7 +78,7 @@ def test_corrupt_gguf_is_a_clear_error(tmp_path: Path) -> None:
     need("smollm2-135m")
     bad = tmp_path / "broken.gguf"
     bad.write_bytes(b"GGUF" + b"\xff" * 4096)
-    scorer = create_faithfulness_scorer(f"local/{bad}", context=["c"])
+    scorer = create_faithfulness_scorer(f"llm/{bad}", context=["c"])
     with pytest.raises(ModelLoadError, match=r"llama.cpp could not load .*broken.gguf"):
         scorer.run(output="A claim.")
 
@@ -89,9 +89,9 @@ def test_default_model_catches_a_blatant_contradiction() -> None:
         judge, context=["The quarterly meeting takes place on Tuesday, 4 March, in Room 12."]
     )
     result = scorer.run(input="When is the meeting?", output="The quarterly meeting takes place on Friday.")
-    verdicts = result.analyze_step_result["verdicts"]
+    verdicts = result.verdicts
     assert verdicts, "no claims extracted"
-    assert all(v["verdict"] != "yes" for v in verdicts if "Friday" in v["claim"])
+    assert all(v.verdict != "yes" for v in verdicts if "Friday" in v.claim)
     assert result.score < 1.0
 
 
@@ -117,9 +117,9 @@ def test_choose_refuses_choices_that_share_a_first_token() -> None:
 
 
 def test_choose_over_the_window_is_a_clear_error() -> None:
-    from troth.judges.backends.llama import LocalBackend
+    from troth.judges.backends.llama import LlamaBackend
 
-    judge = Judge(need("smollm2-135m"), backend=LocalBackend(resolve_model("smollm2-135m"), n_ctx=512))
+    judge = Judge(need("smollm2-135m"), backend=LlamaBackend(resolve_model("smollm2-135m"), n_ctx=512))
     with pytest.raises(ContextTooLongError, match="window of 512"):
         asyncio.run(judge.choose("The sky is blue. " * 400, ("yes", "no"), step="analyze"))
 
@@ -128,22 +128,22 @@ def test_local_verdicts_carry_probabilities_and_follow_the_threshold() -> None:
     context = ["The quarterly meeting takes place on Tuesday, 4 March, in Room 12."]
     output = "The quarterly meeting takes place on Tuesday."
     lenient = create_faithfulness_scorer(Judge(need("smollm2-135m"), yes_threshold=0.01), context=context)
-    strict = create_faithfulness_scorer(Judge("local/smollm2-135m", yes_threshold=0.999999), context=context)
+    strict = create_faithfulness_scorer(Judge("llm/smollm2-135m", yes_threshold=0.999999), context=context)
     for scorer, expect_yes in ((lenient, True), (strict, False)):
-        verdicts = scorer.run(output=output).analyze_step_result["verdicts"]
+        verdicts = scorer.run(output=output).verdicts
         assert verdicts
         for v in verdicts:
-            probs = v["probabilities"]
+            probs = v.probabilities or {}
             assert set(probs) == {"yes", "no", "unsure"}
-            assert (v["verdict"] == "yes") is expect_yes, (v, expect_yes)
+            assert (v.verdict == "yes") is expect_yes, (v, expect_yes)
             if not expect_yes:  # below the threshold: the likelier of no and unsure
-                assert v["verdict"] == ("no" if probs["no"] >= probs["unsure"] else "unsure")
+                assert v.verdict == ("no" if probs["no"] >= probs["unsure"] else "unsure")
 
 
 def test_packaged_default_model_is_calibrated() -> None:
     judge = Judge(need("qwen2.5-coder-1.5b"))
     assert judge.yes_threshold == CALIBRATED_QWEN15_YES
-    assert Judge("local/qwen2.5-coder-1.5b", yes_threshold=0.7).yes_threshold == 0.7
+    assert Judge("llm/qwen2.5-coder-1.5b", yes_threshold=0.7).yes_threshold == 0.7
     assert Judge(need("smollm2-135m")).yes_threshold == 0.5  # nobody calibrated it
 
 
@@ -165,12 +165,12 @@ def test_local_extract_budget_follows_the_output_length() -> None:
 
 
 def test_grammar_for_a_long_string_field_does_not_crash_llama_cpp() -> None:
-    from troth.judges.backends.llama import GRAMMAR_MAX_LENGTH, LocalBackend, grammar_schema
+    from troth.judges.backends.llama import GRAMMAR_MAX_LENGTH, LlamaBackend, grammar_schema
     from troth.prompts.faithfulness import ScoreReason
 
     schema = ScoreReason.model_json_schema()  # reason: maxLength 2000, past what llama.cpp can parse
     assert grammar_schema(schema)["properties"]["reason"]["maxLength"] == GRAMMAR_MAX_LENGTH
-    backend = LocalBackend(resolve_model(need("smollm2-135m").removeprefix("local/")))
+    backend = LlamaBackend(resolve_model(need("smollm2-135m").removeprefix("llm/")))
     done = asyncio.run(
         backend.complete(
             [{"role": "user", "content": "Explain the score in JSON."}],

@@ -101,7 +101,7 @@ def test_chunks_are_joined_and_checked(tmp_path: Path, monkeypatch: pytest.Monke
 
 def test_local_judge_model_id(tmp_path: Path) -> None:
     path = fake_gguf(tmp_path / "my-judge.gguf")
-    judge = Judge(f"local/{path}")
-    assert judge.model_id == f"local/{path}"  # until the backend is built
+    judge = Judge(f"llm/{path}")
+    assert judge.model_id == f"llm/{path}"  # until the backend is built
     assert judge.capabilities.choice_probabilities
-    assert judge.backend().model_id == judge.model_id == "local/my-judge"
+    assert judge.backend().model_id == judge.model_id == "llm/my-judge"

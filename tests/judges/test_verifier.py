@@ -32,7 +32,7 @@ def test_the_default_verifier_is_packaged_and_local_means_it() -> None:
     assert DEFAULT_VERIFIER in packaged_verifiers()
     judge = Judge("local")
     assert judge.capabilities.classify_pairs and not judge.capabilities.generates
-    assert judge.backend().model_id == f"local/{DEFAULT_VERIFIER}"
+    assert judge.backend().model_id == f"verifier/{DEFAULT_VERIFIER}"
 
 
 def test_the_bundled_example() -> None:
@@ -118,7 +118,7 @@ def test_cascade_sends_only_uncertain_claims_to_the_second_judge() -> None:
     claims_sent = asked[0].prompt.split("<claims>")[-1] if len(asked) == 1 else ""
     assert "founded by two brothers" in claims_sent and "Deliveries" not in claims_sent
     by = [(v.verdict, v.decided_by) for v in result.analyze_step_result.verdicts]
-    assert by == [("yes", "local/verifier-minilm"), ("yes", "second")]
+    assert by == [("yes", "verifier/verifier-minilm"), ("yes", "second")]
     assert result.usage["analyze.second_opinion"].calls == 1
     assert "1 of 2 claims were uncertain" in (result.reason or "")
 

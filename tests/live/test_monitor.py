@@ -82,7 +82,7 @@ def test_the_scoring_thread_yields_the_cpu_and_the_app_keeps_its_priority(
     monitor = monitor_for(live_server, tmp_path / "live.db")
     assert monitor.record(input="q", output="The bridge opened in 1932.")
     assert monitor.flush(timeout=10)
-    worker = monitor._worker.native_id  # type: ignore[union-attr]
+    worker = monitor._worker.thread.native_id  # type: ignore[attr-defined]
     assert worker is not None and os.getpriority(os.PRIO_PROCESS, worker) == min(app + NICENESS, 19) > app
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == app
     assert monitor.close()
@@ -160,7 +160,7 @@ def test_output_that_is_not_text_is_a_stored_failure(live_server: FakeOpenAIServ
 def test_cost_from_usage_and_prices_and_budget_stops_scoring(
     live_server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(prices, "_overrides", {})  # set_prices is process-wide: undone after the test
+    monkeypatch.setattr(prices, "PRICES", prices.PriceTable())  # set_prices is process-wide: undone after the test
     set_prices({"live-judge": (1000.0, 2000.0)})  # dollars per million tokens: large, to cross the cap fast
     db = tmp_path / "live.db"
     monitor = monitor_for(live_server, db, budget=Budget(usd_per_hour=0.5))

@@ -34,7 +34,7 @@ def test_calls_are_scored_in_another_process_and_stored(live_server: FakeOpenAIS
         return "The bridge opened in 1932." if question != "q2" else "The bridge opened in 1950."
 
     assert [answer(f"q{i}") for i in range(4)][2] == "The bridge opened in 1950."
-    child = monitor._process.process.pid  # type: ignore[union-attr]
+    child = monitor._worker.process.pid  # type: ignore[attr-defined]
     assert child != os.getpid() and monitor.store is None  # the child writes the store, not the app
     assert monitor.flush(timeout=30)
     app = os.getpriority(os.PRIO_PROCESS, 0)  # scoring yields the CPU to the app's requests
@@ -43,7 +43,7 @@ def test_calls_are_scored_in_another_process_and_stored(live_server: FakeOpenAIS
     assert (stats.seen, stats.sampled, stats.scored, stats.failed, stats.dropped) == (4, 4, 4, 0, 0)
     assert [(r[0], r[2]) for r in stored(db)] == [("live", 1.0), ("live", 1.0), ("live", 0.0), ("live", 1.0)]
     assert monitor.close()
-    assert not monitor._process.process.is_alive()  # type: ignore[union-attr]
+    assert not monitor._worker.process.is_alive()  # type: ignore[attr-defined]
 
 
 def test_judge_down_failures_are_stored_by_the_child(tmp_path: Path) -> None:
@@ -60,7 +60,7 @@ def test_judge_down_failures_are_stored_by_the_child(tmp_path: Path) -> None:
 def test_prices_and_budget_hold_across_the_process(
     live_server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(prices, "_overrides", {})
+    monkeypatch.setattr(prices, "PRICES", prices.PriceTable())
     set_prices({"live-judge": (1000.0, 2000.0)})  # set before the monitor starts its process
     monitor = monitor_for(live_server, tmp_path / "live.db", budget=Budget(usd_per_hour=0.5), isolate="process")
     monitor.record(input="q0", output="The bridge opened in 1932.")
@@ -79,9 +79,9 @@ def test_a_child_that_dies_is_counted_logged_and_started_again(
     for i in range(2):
         monitor.record(input=f"q{i}", output="The bridge opened in 1932.")
     deadline = time.monotonic() + 20
-    while len(monitor._process.taken) < 2 and time.monotonic() < deadline:  # type: ignore[union-attr]
+    while len(monitor._worker.taken) < 2 and time.monotonic() < deadline:  # type: ignore[attr-defined]
         time.sleep(0.05)
-    first = monitor._process.process.pid  # type: ignore[union-attr]
+    first = monitor._worker.process.pid  # type: ignore[attr-defined]
     with caplog.at_level(logging.ERROR, logger="troth.live.monitor"):
         os.kill(first, signal.SIGKILL)
         assert monitor.flush(timeout=20)
@@ -89,7 +89,7 @@ def test_a_child_that_dies_is_counted_logged_and_started_again(
     live_server.delay = 0.0
     assert monitor.record(input="after", output="The bridge opened in 1932.")
     assert monitor.close(timeout=30)
-    assert monitor._process.process.pid != first  # type: ignore[union-attr]
+    assert monitor._worker.process.pid != first  # type: ignore[attr-defined]
     assert monitor.stats().scored == 1 and [r[7] for r in stored(tmp_path / "live.db")] == ['"after"']
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from troth import ContextTooLongError, Judge, ScorerRunError, create_faithfulness_scorer
 from troth.testing import FakeOpenAIServer, Reply, ScriptedJudge
+from troth.values import Evidence
 
 CONTEXT = [
     "The Tesla Model 3 is an electric sedan. Deliveries began in July 2017.",
@@ -54,8 +55,8 @@ def test_scores_from_verdicts(
     )
     result = create_faithfulness_scorer(judge, context=CONTEXT).run(input="Tell me about the Model 3", output="x y z")
     assert result.score == expected
-    assert [v["verdict"] for v in result.analyze_step_result["verdicts"]] == list(verdicts)
-    assert [v["claim"] for v in result.analyze_step_result["verdicts"]] == CLAIMS
+    assert [v.verdict for v in result.verdicts] == list(verdicts)
+    assert [v.claim for v in result.verdicts] == CLAIMS
     assert result.reason == "Two claims are supported; the price is not in the context."
     assert len(server.requests) == 3
 
@@ -80,8 +81,8 @@ def test_result_fields_prompts_and_usage(server: FakeOpenAIServer, judge: Judge)
     assert "Deliveries" not in result.preprocess_prompt  # the extraction prompt sees the output, not the context
     assert result.analyze_prompt is not None and "[c1] Deliveries began in July 2017." in result.analyze_prompt
     assert result.generate_reason_prompt is not None and "1.0 out of 1.0" in result.generate_reason_prompt
-    ev = result.analyze_step_result["verdicts"][1]["evidence"]
-    assert ev == {"quote": "range of 358 miles", "verified": True, "context_index": 1, "start": 34, "end": 52}
+    ev = result.verdicts[1].evidence
+    assert ev == Evidence("range of 358 miles", verified=True, context_index=1, start=34, end=52)
     assert CONTEXT[1][34:52] == "range of 358 miles"
     assert set(result.usage) == {"preprocess", "analyze", "generate_reason"}
     for usage in result.usage.values():
@@ -121,7 +122,7 @@ def test_verdicts_matched_by_id_not_position(server: FakeOpenAIServer, judge: Ju
         claims_reply(CLAIMS), verdicts_reply(("c3", "no", ""), ("c1", "yes", ""), ("c2", "unsure", "")), REASON
     )
     result = create_faithfulness_scorer(judge, context=CONTEXT).run(output="a")
-    assert [v["verdict"] for v in result.analyze_step_result["verdicts"]] == ["yes", "unsure", "no"]
+    assert [v.verdict for v in result.verdicts] == ["yes", "unsure", "no"]
 
 
 def test_missing_verdict_is_asked_again_not_scored_no(server: FakeOpenAIServer, judge: Judge) -> None:
@@ -230,7 +231,7 @@ def test_no_context_gives_zero_with_reason(server: FakeOpenAIServer, judge: Judg
     result = create_faithfulness_scorer(judge).run(output="A claim.")
     assert result.score == 0.0
     assert "no context was found" in (result.reason or "")
-    assert result.analyze_step_result["verdicts"][0]["verdict"] == "unsure"
+    assert result.verdicts[0].verdict == "unsure"
     assert len(server.requests) == 1  # extraction only
 
 
@@ -279,8 +280,8 @@ def test_run_context_overrides_scorer_context(server: FakeOpenAIServer, judge: J
 def test_unverified_evidence_is_flagged(server: FakeOpenAIServer, judge: Judge) -> None:
     server.enqueue(claims_reply(["A."]), verdicts_reply(("c1", "yes", "a sentence that is nowhere")), REASON)
     result = create_faithfulness_scorer(judge, context=CONTEXT).run(output="A.")
-    ev = result.analyze_step_result["verdicts"][0]["evidence"]
-    assert ev["verified"] is False and ev["context_index"] is None
+    ev = result.verdicts[0].evidence
+    assert ev is not None and ev.verified is False and ev.context_index is None
     assert result.analyze_step_result.verdicts[0].unquoted and result.score == 1.0  # flagged, counted (default)
     assert 'supported without a quote found in the context: "A."' in (result.reason or "")
 

@@ -87,7 +87,7 @@ def eval_command(
 def _finish(result: EvalResult, scorer_id: str, *, out: Path | None, report: Path | None,
             threshold: float | None) -> None:  # fmt: skip
     """The summary, the JSONL rows and the report asked for, and the exit status."""
-    from troth.report.html import write_html
+    from troth.report.page import write_html
 
     console = Console()
     _print_summary(console, result, scorer_id)

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from troth.prices import format_usd, total_cost
 from troth.redaction import redact
-from troth.types import ScoreResult, Verdict
+from troth.values import ScoreResult, Verdict
 
 VERDICT_STYLE = {"yes": "green", "no": "red", "unsure": "yellow"}
 

@@ -24,7 +24,7 @@ from troth.redaction import redact
 from troth.scorers.base import Scorer
 from troth.store.base import RunRecord, Store, now
 from troth.text.transcripts import Transcript, is_messages
-from troth.types import ScoreResult
+from troth.values import ScoreResult
 
 
 @dataclass

@@ -8,7 +8,7 @@ from typing import Any
 
 from troth.evals.entries import ScorerEntry
 from troth.prices import total_cost
-from troth.types import ScoreResult
+from troth.values import ScoreResult
 
 
 @dataclass

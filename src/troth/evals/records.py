@@ -9,7 +9,7 @@ from typing import Any
 from troth.evals.eval_result import ItemError
 from troth.scorers.base import Scorer
 from troth.store.base import RunRecord, now
-from troth.types import ScoreResult
+from troth.values import ScoreResult
 
 
 def to_record(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from troth.types import Prices
+from troth.values import Prices
 
 StructuredMode = Literal["json_schema", "json_object", "prompt"]
 

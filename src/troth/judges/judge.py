@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -11,18 +10,18 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from troth.errors import ConfigError, JudgeError
-from troth.judges.base import Backend, Choice, Completion, Message, PairScores
+from troth.judges.arguments import check_arguments, check_band
+from troth.judges.base import Backend, Choice, Message, PairScores
 from troth.judges.cache import Memo, cache_key
 from troth.judges.capabilities import Capabilities, StructuredMode
+from troth.judges.completion import completer
 from troth.judges.options import BackendOptions
 from troth.judges.parsing import OutputCheckError, parse_json_output
 from troth.judges.registry import declared as declared_by
 from troth.judges.registry import make_backend, route
-from troth.judges.retry import Keep, RetryPolicy
-from troth.judges.run_settings import RUN_SETTINGS, RunSettings
+from troth.judges.retry import RetryPolicy
 from troth.prompts.common import SCHEMA_INSTRUCTION, render
-from troth.ratelimit import estimate_tokens
-from troth.types import StepUsage
+from troth.values import StepUsage
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -65,8 +64,8 @@ class Judge:
         second_opinion: Judge | str | None = None,
         uncertain_band: tuple[float, float] | None = None,
     ) -> None:
-        _check_arguments(model, timeout, yes_threshold, max_retries, output_retries, max_tokens, max_tokens_limit)
-        _check_band(uncertain_band)
+        check_arguments(model, timeout, yes_threshold, max_retries, output_retries, max_tokens, max_tokens_limit)
+        check_band(uncertain_band)
         provider, name = route(model, base_url) if backend is None else ("custom", model)
         self._options = BackendOptions(
             model, provider, name, base_url, api_key, structured_output, timeout, max_retries
@@ -239,7 +238,7 @@ class Judge:
             messages = self.messages(prompt, system=system, schema=json_schema, structured=structured)
             policy = self.retry_policy()
             return await policy.generate(
-                self._completer(json_schema, schema.__name__, policy), messages, schema,
+                completer(self, json_schema, schema.__name__, policy), messages, schema,
                 max_tokens=max_tokens or self.max_tokens, step=step, model=self.model_id, check=check,
                 prices=self.capabilities.prices,
             )  # fmt: skip
@@ -250,43 +249,6 @@ class Judge:
         key = cache_key(self.model_id, key_messages, json_schema, max_tokens=max_tokens, base_url=self.base_url)
         hit, value = await self._memo.get_or_run(key, ask)
         return (value[0], self._usage()) if hit else value
-
-    def _completer(
-        self, json_schema: dict[str, Any], schema_name: str, policy: RetryPolicy
-    ) -> Callable[[list[Message], int, str], Any]:
-        """One completion for the retry policy: from the batch's call cache, or from the backend
-        (within the batch's concurrency bound, rate limits waited out)."""
-        backend = self.backend()
-        settings = RUN_SETTINGS.get() or RunSettings()
-
-        async def complete(messages: list[Message], tokens: int, problem: str) -> tuple[Completion, bool, Keep]:
-            key = cache_key(self.model_id, messages, json_schema, max_tokens=tokens, temperature=self.temperature,
-                            seed=self.seed, structured=backend.capabilities.structured,
-                            base_url=self.base_url)  # fmt: skip
-            hit = settings.cache.cache_get(key) if settings.cache is not None else None
-            if hit is not None:
-                return Completion(text=hit["text"], finish_reason=hit["finish_reason"], attempts=0), True, _nothing
-
-            async def call() -> Completion:
-                if settings.pacer is not None:
-                    await backend.prepare()  # its slot then times the request, not the client's set-up
-                    await settings.pacer.wait(estimate_tokens(messages, tokens))
-                async with settings.limiter or contextlib.nullcontext():
-                    return await backend.complete(
-                        messages, schema=json_schema, schema_name=schema_name, max_tokens=tokens,
-                        temperature=self.temperature, seed=self.seed, retry=bool(problem),
-                    )  # fmt: skip
-
-            completion = await policy.wait_out_rate_limits(call)
-
-            def keep() -> None:  # called by the policy once the answer validated
-                if settings.cache is not None:
-                    value = {"text": completion.text, "finish_reason": completion.finish_reason}
-                    settings.cache.cache_put(key, self.model_id, value)
-
-            return completion, False, keep
-
-        return complete
 
     def messages(self, prompt: str, *, system: str | None, schema: dict[str, Any], structured: str) -> list[Message]:
         """The chat messages sent for ``prompt`` (schema in the prompt unless the server enforces it)."""
@@ -301,10 +263,6 @@ class Judge:
         return out
 
 
-def _nothing() -> None:
-    """The keep of a cached answer: it is stored already."""
-
-
 async def _naming_step(awaitable: Any, step: str) -> Any:
     """``await awaitable``; a JudgeError raised by it names ``step``."""
     try:
@@ -312,35 +270,3 @@ async def _naming_step(awaitable: Any, step: str) -> Any:
     except JudgeError as exc:
         exc.step = exc.step or step
         raise
-
-
-def _check_band(band: object) -> None:
-    if band is None:
-        return
-    if not isinstance(band, tuple) or len(band) != 2 or not all(isinstance(x, (int, float)) for x in band):
-        raise TypeError(f"uncertain_band must be a (low, high) pair of probabilities, not {band!r}")
-    if not 0.0 <= band[0] < band[1] <= 1.0:
-        raise ValueError(f"uncertain_band must satisfy 0 <= low < high <= 1, not {band!r}")
-
-
-def _check_arguments(
-    model: object,
-    timeout: float,
-    yes_threshold: float | None,
-    max_retries: int,
-    output_retries: int,
-    max_tokens: int | None,
-    max_tokens_limit: int | None,
-) -> None:
-    if not isinstance(model, str) or not model.strip():
-        raise TypeError(f"model must be a non-empty string, not {model!r}")
-    if timeout <= 0:
-        raise ValueError(f"timeout must be > 0, not {timeout!r}")
-    if yes_threshold is not None and not 0.0 < yes_threshold < 1.0:
-        raise ValueError(f"yes_threshold must be between 0 and 1, not {yes_threshold!r}")
-    if max_retries < 0 or output_retries < 0:
-        raise ValueError("max_retries and output_retries must be >= 0")
-    if max_tokens is not None and max_tokens <= 0:
-        raise ValueError("max_tokens must be > 0 and no larger than max_tokens_limit")
-    if max_tokens is not None and max_tokens_limit is not None and max_tokens_limit < max_tokens:
-        raise ValueError("max_tokens must be > 0 and no larger than max_tokens_limit")

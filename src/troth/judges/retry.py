@@ -17,7 +17,7 @@ from troth.errors import JudgeConnectionError, JudgeError, JudgeOutputError, Jud
 from troth.judges.base import Completion, Message
 from troth.judges.parsing import describe, parse_json_output
 from troth.prompts.common import REPAIR_REQUEST, render
-from troth.types import Prices, StepUsage
+from troth.values import Prices, StepUsage
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")

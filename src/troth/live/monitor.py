@@ -9,8 +9,6 @@ is caught and stored or counted.
 
 from __future__ import annotations
 
-import asyncio
-import atexit
 import functools
 import inspect
 import itertools
@@ -26,9 +24,11 @@ from typing import Any, Literal, TypeVar
 from troth.engines.targets import normalise_output
 from troth.evals.entries import scorer_entries
 from troth.live.budget import Budget
+from troth.live.exit import ExitFlush
 from troth.live.process import ScoringProcess
 from troth.live.sampling import Sampling, as_sampling
-from troth.live.scoring import STOP, Job, Tally, serve, yield_cpu
+from troth.live.scoring import Job, ScoringWorker, Tally
+from troth.live.threaded import ScoringThread
 from troth.store import Store, open_store
 
 log = logging.getLogger(__name__)
@@ -85,15 +85,15 @@ class Monitor:
         if isolate not in ("thread", "process"):
             raise ValueError(f"isolate must be 'thread' or 'process', not {isolate!r}")
         self.store, self._owns_store = _store_here(store, isolate)
-        self._queue: queue.Queue[Job | str] = queue.Queue(maxsize=queue_size)
         self._stats = MonitorStats()
         self._pending = 0  # queued or being scored
         self._keys = itertools.count()
         self._done = threading.Condition()
-        self._worker: threading.Thread | None = None
         self._closing = False
-        self._process = ScoringProcess(self.scorers, store, concurrency, queue_size, self._report, self._lost) \
-            if isolate == "process" else None  # fmt: skip
+        self._worker: ScoringWorker = (
+            ScoringProcess(self.scorers, store, concurrency, queue_size, self._report, self._lost)
+            if isolate == "process" else ScoringThread(self.scorers, self.store, concurrency, queue_size, self._report)
+        )  # fmt: skip
         _at_exit_hooks.add(self)
 
     # -- the request path ---------------------------------------------------------------------
@@ -128,15 +128,12 @@ class Monitor:
                 self._stats.dropped += 1
                 return False
             try:
-                self._process.put(job) if self._process is not None else self._queue.put_nowait(job)
+                self._worker.put(job)
             except queue.Full:
                 self._stats.dropped += 1
                 return False
             self._stats.sampled += 1
             self._pending += 1
-            if self._worker is None and self._process is None:
-                self._worker = threading.Thread(target=self._serve_forever, name="troth-monitor", daemon=True)
-                self._worker.start()
         return True
 
     def watch(self, fn: F | None = None, *, input: Pick = None, context: Pick = None, trace_id: Pick = None) -> Any:
@@ -187,18 +184,14 @@ class Monitor:
                     return False
                 self._done.wait(left)
         try:
-            if self._process is not None:
-                left = None if deadline is None else max(deadline - time.monotonic(), 0.1)
-                return self._process.flush_store(left)
-            if self.store is not None:
-                self.store.flush()
+            return self._worker.flush_store(None if deadline is None else max(deadline - time.monotonic(), 0.1))
         except Exception as exc:  # the app never sees a store's failure
             log.warning("troth monitor could not write the store: %s: %s", type(exc).__name__, exc)
         return True
 
     def stats(self) -> MonitorStats:
         """A snapshot of the counts."""
-        depth = self._process.qsize() if self._process is not None else self._queue.qsize()
+        depth = self._worker.qsize()
         with self._done:
             return MonitorStats(**{**asdict(self._stats), "queue_depth": depth})
 
@@ -211,11 +204,8 @@ class Monitor:
         if not drained:
             log.warning("troth monitor: %d sampled call(s) not scored at close (flush timed out after %gs)",
                         left, timeout)  # fmt: skip
-        if self._worker is not None:
-            self._worker.join(timeout=1.0)
-        if self._process is not None:
-            self._process.stop(1.0 if not drained else 5.0)
-        if self.store is not None and self._owns_store and not (self._worker and self._worker.is_alive()):
+        ended = self._worker.stop(1.0 if not drained else 5.0)
+        if self.store is not None and self._owns_store and ended:
             self.store.close()  # one the monitor opened, once nothing writes to it
         _at_exit_hooks.discard(self)
         return drained
@@ -224,23 +214,9 @@ class Monitor:
         if not self.flush(self.exit_timeout):
             log.warning("troth monitor: %d sampled call(s) not scored at exit (flush timed out after %gs)",
                         self._pending, self.exit_timeout)  # fmt: skip
-        if self._process is not None:
-            self._process.stop(1.0)
+        self._worker.stop(1.0)
 
-    # -- the worker (a thread here; see live/process.py for a process) ------------------------
-    def _serve_forever(self) -> None:
-        yield_cpu()
-        asyncio.run(serve(self.scorers, self.store, self.concurrency, self._queue, self, lambda: self._closing))
-
-    def taken(self, job: Job) -> None:
-        """Scoring hooks: nothing to note when a call is taken in this process."""
-
-    def marker(self, marker: str) -> bool:
-        return marker == STOP
-
-    def done(self, job: Job, outcomes: list[Tally]) -> None:
-        self._report(outcomes)
-
+    # -- what the worker reports ----------------------------------------------------------------
     def _report(self, outcomes: list[Tally]) -> None:
         """One call scored (by the thread or the process): budget charged, counts kept."""
         for outcome in outcomes:
@@ -275,53 +251,7 @@ def _store_here(store: Any, isolate: str) -> tuple[Store | None, bool]:
     return opened, owned
 
 
-class _ExitFlush:
-    """The monitors still open, flushed (bounded) when the interpreter exits.
-
-    The hook runs with threading's exit hooks, which run in reverse order of registration, so
-    before ``concurrent.futures`` stops its thread pools (that module is imported first, in
-    :meth:`add`). A plain ``atexit`` hook runs after: every judge call that then needs a pool's
-    thread (the client's address lookup) failed with "cannot schedule new futures after
-    interpreter shutdown". The hook is registered with the first monitor, not at import.
-    """
-
-    def __init__(self) -> None:
-        self._monitors: set[Monitor] = set()
-        self._lock = threading.Lock()
-        self._hooked = False
-
-    def add(self, monitor: Monitor) -> None:
-        with self._lock:
-            self._monitors.add(monitor)
-            if not self._hooked:
-                import concurrent.futures.thread  # noqa: F401  (its exit hook must be registered before ours)
-
-                self._hooked = True
-                _on_exit(self.run)
-
-    def discard(self, monitor: Monitor) -> None:
-        with self._lock:
-            self._monitors.discard(monitor)
-
-    def run(self) -> None:
-        with self._lock:
-            monitors, self._monitors = list(self._monitors), set()
-        for monitor in monitors:
-            monitor._at_exit()
-
-
-def _on_exit(hook: Callable[[], None]) -> None:
-    register = getattr(threading, "_register_atexit", None)  # CPython 3.9+
-    if register is not None:
-        try:
-            register(hook)
-            return
-        except RuntimeError:  # already shutting down
-            pass
-    atexit.register(hook)
-
-
-_at_exit_hooks = _ExitFlush()
+_at_exit_hooks = ExitFlush()
 
 
 def _pick(how: Pick, arguments: Mapping[str, Any], result: Any, default: Any) -> Any:

@@ -23,7 +23,8 @@ from collections.abc import Callable
 from typing import Any
 
 from troth.live.scoring import FLUSH, STOP, Job, Tally, serve, yield_cpu
-from troth.prices import PRICES, PriceTable
+from troth import prices as price_tables
+from troth.prices import PriceTable
 from troth.scorers.base import Scorer
 from troth.store import Store, open_store
 
@@ -55,7 +56,7 @@ def child_main(blob: bytes, store_spec: Any, concurrency: int, jobs: Any, events
     """The child process: the app's prices, the scorers and the store; serve until STOP."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the app's; the parent stops the child
     yield_cpu()
-    PRICES.set(prices.overrides())  # the app's prices, handed over with the job
+    price_tables.PRICES.set(prices.overrides())  # the app's prices, handed over with the job
     scorers: list[Scorer] = pickle.loads(blob)
     store = open_store(store_spec)
     asyncio.run(serve(scorers, store, concurrency, jobs, ChildHooks(events, store), closing=lambda: False))
@@ -90,7 +91,7 @@ class ScoringProcess:
         self.reader.start()
 
     def _start(self) -> Any:
-        args = (self.blob, self.store_spec, self.concurrency, self.jobs, self.events, PRICES.copy())
+        args = (self.blob, self.store_spec, self.concurrency, self.jobs, self.events, price_tables.PRICES.copy())
         process = self.ctx.Process(target=child_main, name="troth-monitor", daemon=True, args=args)
         process.start()
         return process
@@ -111,7 +112,7 @@ class ScoringProcess:
             return False
         return self.flushed.wait(timeout)
 
-    def stop(self, timeout: float = 5.0) -> None:
+    def stop(self, timeout: float = 5.0) -> bool:
         """STOP after the queued calls; the child is ended if it does not finish in ``timeout``."""
         self.stopping = True
         with contextlib.suppress(queue.Full):
@@ -121,6 +122,7 @@ class ScoringProcess:
             self.process.terminate()
             self.jobs.cancel_join_thread()  # what it never took is not waited for at exit (the monitor logs it)
         self.reader.join(1.0)
+        return True
 
     def _read(self) -> None:
         while not (self.stopping and not self.process.is_alive()):

@@ -63,6 +63,23 @@ class Tally:
     calls: int
 
 
+class ScoringWorker(Protocol):
+    """Where a Monitor's calls are scored: a thread of the app's process
+    (:class:`~troth.live.threaded.ScoringThread`) or a process of its own
+    (:class:`~troth.live.process.ScoringProcess`)."""
+
+    def put(self, job: Job) -> None:
+        """Queue a call without waiting; queue.Full when the queue is full."""
+
+    def qsize(self) -> int: ...
+
+    def flush_store(self, timeout: float | None) -> bool:
+        """Write out the store once the queued calls are scored; True once written."""
+
+    def stop(self, timeout: float) -> bool:
+        """Stop after what is queued (bounded by ``timeout``); True when the worker has ended."""
+
+
 class JobSource(Protocol):
     """A queue.Queue or a multiprocessing queue of jobs and markers."""
 

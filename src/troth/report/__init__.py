@@ -1,5 +1,5 @@
 """Reports of evaluation results."""
 
-from troth.report.html import render_html, write_html
+from troth.report.page import render_html, write_html
 
 __all__ = ["render_html", "write_html"]

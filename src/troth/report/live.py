@@ -8,8 +8,8 @@ from pathlib import Path
 
 from troth.live.summary import by_scorer, summarise_window, worst_runs
 from troth.prices import format_usd
-from troth.report.html import CSS
-from troth.report.html import escape_html as _e
+from troth.report.page import CSS
+from troth.report.page import escape_html as _e
 from troth.store.base import RunRecord
 
 CHART_W, CHART_H, BUCKETS = 900, 220, 24

@@ -12,7 +12,7 @@ from troth.judges.strategies.session import Session
 from troth.prompts import answer_relevancy as R
 from troth.scorers.base import Scorer, StepContext, rebuildable
 from troth.scorers.reasons import REASON_MAX_TOKENS, count, template_reason, verdict_list
-from troth.types import Verdict, Verdicts
+from troth.values import Verdict, Verdicts
 
 REASON_LABELS = (("no", "Irrelevant"), ("unsure", "Partly relevant"), ("yes", "Relevant"))
 

@@ -19,7 +19,7 @@ from troth._sync import run_sync
 from troth.errors import ConfigError, ScorerRunError
 from troth.judges.judge import Judge
 from troth.scorers.steps import STEPS, PromptStep, Step, StepContext, StepFn, StepResults
-from troth.types import ScoreResult, ScorerRun, StepUsage
+from troth.values import ScoreResult, ScorerRun, StepUsage
 
 __all__ = ["STEPS", "PromptStep", "Scorer", "Step", "StepContext", "StepFn", "StepResults", "create_scorer",
            "resolve_judge"]  # fmt: skip

@@ -29,7 +29,7 @@ from troth.scorers.inputs import (
 from troth.scorers.reasons import ReasonMode, check_reason_mode, make_context_reason, make_share_score
 from troth.text.injection import judge_instructions
 from troth.text.sentences import split_claims, split_sentences
-from troth.types import Verdict, Verdicts
+from troth.values import Verdict, Verdicts
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from troth.errors import ContextFunctionError, ContextTooLongError, InvalidTextError, OutputTooLongError
 from troth.text.transcripts import Transcript, is_messages, user_text
-from troth.types import ScorerRun
+from troth.values import ScorerRun
 
 DEFAULT_MAX_CONTEXT_CHARS = 1_000_000
 DEFAULT_MAX_OUTPUT_CHARS = 100_000

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from troth.prompts import claims as P
 from troth.scorers.base import StepContext
-from troth.types import Verdict
+from troth.values import Verdict
 
 REASON_MAX_TOKENS = 512
 ReasonMode = Literal["auto", "judge", "template"]

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from troth.errors import ConfigError, JudgeError
 from troth.judges.base import Choice, PairScores
 from troth.judges.judge import Judge
-from troth.types import ScorerRun, StepUsage
+from troth.values import ScorerRun, StepUsage
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from troth.prices import total_cost, usage_cost
-from troth.types import ScoreResult, Verdicts, jsonable
+from troth.values import ScoreResult, Verdicts, jsonable
 
 DEFAULT_PATH = Path(".troth") / "troth.db"
 ENV_STORE = "TROTH_STORE"

@@ -1,7 +1,7 @@
 """Assertions for test suites: ``assert_faithful``, ``assert_not_hallucinated``, ``assert_relevant``.
 
 Each scores the output, raises ``AssertionError`` with the score, the threshold and the
-failing claims with their reasons, and returns the :class:`~troth.types.ScoreResult` on
+failing claims with their reasons, and returns the :class:`~troth.values.ScoreResult` on
 success. The judge is ``model=`` (a string or Judge), else ``$TROTH_MODEL`` (the pytest
 plugin's ``--troth-model`` sets it), else the offline judge: the verifier (``"local"``) for
 faithfulness and hallucination, the local LLM (``"local-llm"``) for relevancy, which a pair
@@ -18,7 +18,7 @@ from troth.judges.judge import Judge
 from troth.scorers.answer_relevancy import create_answer_relevancy_scorer
 from troth.scorers.faithfulness import create_faithfulness_scorer
 from troth.scorers.hallucination import create_hallucination_scorer
-from troth.types import ScoreResult
+from troth.values import ScoreResult
 
 ENV_MODEL = "TROTH_MODEL"
 ENV_BASE_URL = "TROTH_BASE_URL"

@@ -18,7 +18,7 @@ from troth.judges.judge import Judge
 from troth.store.base import RunRecord
 from troth.store.sqlite import SQLiteStore
 from troth.testing import asserts
-from troth.types import ScoreResult
+from troth.values import ScoreResult
 
 _KEY = pytest.StashKey["ScoreLog"]()
 

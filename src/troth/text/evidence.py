@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from troth.types import Evidence
+from troth.values import Evidence
 
 _TRANSLATE = str.maketrans(
     {

@@ -24,7 +24,7 @@ from troth.judges.backends.llama_models import ResolvedModel, check_gguf, resolv
 from troth.judges.base import BackendBase, Choice, Completion, Message, bare_choice
 from troth.judges.capabilities import Capabilities
 from troth.judges.options import BackendOptions
-from troth.types import FREE
+from troth.values import FREE
 
 DEFAULT_N_CTX = 8192
 MAX_TOKENS = 1024

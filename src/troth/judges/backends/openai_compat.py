@@ -21,7 +21,7 @@ from troth.judges.capabilities import Capabilities, StructuredMode
 from troth.judges.options import BackendOptions
 from troth.judges.providers import PROVIDERS
 from troth.redaction import contains_secret, remember
-from troth.types import Prices
+from troth.values import Prices
 
 
 class OpenAICompatBackend(BackendBase):

@@ -25,7 +25,7 @@ from troth.judges.base import BackendBase, PairScores
 from troth.judges.capabilities import Capabilities
 from troth.judges.options import BackendOptions
 from troth.text.overlap import apply_head, features
-from troth.types import FREE
+from troth.values import FREE
 
 DEFAULT_VERIFIER = "verifier-minilm"
 INSTALL = 'pip install "troth[local]"'

@@ -26,7 +26,7 @@ from troth.judges.strategies.cascade import CascadeVerdicts
 from troth.judges.strategies.choice import ChoiceVerdicts
 from troth.judges.strategies.pairs import PairVerdicts, classify_claims
 from troth.judges.strategies.session import Session
-from troth.types import Verdict
+from troth.values import Verdict
 
 VerdictFn = Callable[[Session, list[str], list[str]], Awaitable[list[Verdict]]]
 FIXED_EXTRACT_BASE_TOKENS = 96

@@ -12,7 +12,7 @@ from troth.judges.parsing import OutputCheckError
 from troth.judges.strategies.session import Session
 from troth.prompts import claims as P
 from troth.text.evidence import locate
-from troth.types import Evidence, Verdict
+from troth.values import Evidence, Verdict
 
 MISSING_VERDICT_ROUNDS = 2
 DEFAULT_BATCH_SIZE = 16

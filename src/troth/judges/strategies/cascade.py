@@ -14,7 +14,7 @@ from troth.judges.judge import Judge
 from troth.judges.strategies.pairs import classify_claims, decide, to_verdict
 from troth.judges.strategies.session import Session
 from troth.prompts import claims as P
-from troth.types import Verdict
+from troth.values import Verdict
 
 SecondFn = Callable[[Session, list[str], list[str]], Awaitable[list[Verdict]]]
 

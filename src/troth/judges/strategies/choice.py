@@ -10,7 +10,7 @@ from __future__ import annotations
 from troth.judges.strategies.session import Session
 from troth.prompts import claims as P
 from troth.text.retrieval import select_sentences
-from troth.types import Verdict
+from troth.values import Verdict
 
 RESERVED_TOKENS = 512
 """Tokens of a request kept for the instructions, the claim and the answer."""

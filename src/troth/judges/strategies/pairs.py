@@ -16,7 +16,7 @@ from troth.judges.base import PairScores
 from troth.judges.strategies.session import Session
 from troth.prompts import claims as P
 from troth.text.windows import Sentence, claim_windows, context_sentences, rank, window_text
-from troth.types import Evidence, Verdict, VerdictLabel
+from troth.values import Evidence, Verdict, VerdictLabel
 
 WINDOW_CHARS = 700
 """Context characters per window: with a claim, about 250 tokens, the verifier's input size."""

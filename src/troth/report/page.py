@@ -17,7 +17,7 @@ from troth.prices import format_usd
 from troth.redaction import redact
 from troth.text.sentences import split_sentences
 from troth.text.transcripts import assistant_text
-from troth.types import Evidence, Verdict
+from troth.values import Evidence, Verdict
 
 if TYPE_CHECKING:
     from troth.evals import EvalResult, ItemResult
