@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from troth import Judge, ScoreResult, Verdict, Verdicts, create_faithfulness_scorer
 from troth.errors import ConfigError, JudgeOutputError, JudgeTruncatedError
-from troth.judges.base import BackendBase, Completion, Message, PairScores
+from troth.judges.base import BackendBase, Completion, CompletionRequest, Message, PairScores
 from troth.judges.cache import Memo
 from troth.judges.capabilities import Capabilities
 from troth.judges.retry import Keep, RetryPolicy
@@ -49,8 +49,8 @@ class Scripted(BackendBase):
         self.texts = list(texts)
         self.asked: list[list[Message]] = []
 
-    async def complete(self, messages: list[Message], **_: object) -> Completion:  # type: ignore[override]
-        self.asked.append(messages)
+    async def complete(self, request: CompletionRequest) -> Completion:
+        self.asked.append(request.messages)
         text, finish = self.texts.pop(0)
         return Completion(text, finish)
 

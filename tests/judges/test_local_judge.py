@@ -166,6 +166,7 @@ def test_local_extract_budget_follows_the_output_length() -> None:
 
 def test_grammar_for_a_long_string_field_does_not_crash_llama_cpp() -> None:
     from troth.judges.backends.llama import GRAMMAR_MAX_LENGTH, LlamaBackend, grammar_schema
+    from troth.judges.base import CompletionRequest
     from troth.prompts.faithfulness import ScoreReason
 
     schema = ScoreReason.model_json_schema()  # reason: maxLength 2000, past what llama.cpp can parse
@@ -173,13 +174,10 @@ def test_grammar_for_a_long_string_field_does_not_crash_llama_cpp() -> None:
     backend = LlamaBackend(resolve_model(need("smollm2-135m").removeprefix("llm/")))
     done = asyncio.run(
         backend.complete(
-            [{"role": "user", "content": "Explain the score in JSON."}],
-            schema=schema,
-            schema_name="ScoreReason",
-            max_tokens=24,
-            temperature=0.0,
-            seed=0,
-            retry=True,  # straight to the grammar
+            CompletionRequest(
+                [{"role": "user", "content": "Explain the score in JSON."}], schema, "ScoreReason", max_tokens=24,
+                temperature=0.0, seed=0, retry=True,  # straight to the grammar
+            )
         )
     )
     assert done.text.startswith("{")

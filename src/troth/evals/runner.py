@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypedDict, Unpack
 
+from troth._keywords import check_keywords
 from troth._sync import run_sync
 from troth.engines.base import Engine, EvalJob
 from troth.engines.local import LocalEngine
@@ -26,35 +28,51 @@ def new_eval_id() -> str:
     return f"eval-{uuid.uuid4().hex[:12]}"
 
 
+class EvalOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`run_evals` and :func:`arun_evals`."""
+
+    concurrency: int
+    eval_id: str | None
+    store: Any
+    cache: bool
+    quiet: bool
+    rate_limit: RateLimit | None
+    engine: Engine | None
+
+
+@dataclass(frozen=True)
+class _Settings:
+    concurrency: int = 8
+    eval_id: str | None = None
+    store: Any = True
+    cache: bool = True
+    quiet: bool = False
+    rate_limit: RateLimit | None = None
+    engine: Engine | None = None
+
+
 async def arun_evals(
-    data: Any,
-    scorers: Any,
-    target: Any = None,
-    on_item_complete: OnItemComplete | None = None,
-    *,
-    concurrency: int = 8,
-    eval_id: str | None = None,
-    store: Any = True,
-    cache: bool = True,
-    quiet: bool = False,
-    rate_limit: RateLimit | None = None,
-    engine: Engine | None = None,
-) -> EvalResult:
+    data: Any, scorers: Any, target: Any = None, on_item_complete: OnItemComplete | None = None,
+    **options: Unpack[EvalOptions],
+) -> EvalResult:  # fmt: skip
     """Score every item with every scorer; see :func:`run_evals`."""
+    check_keywords("run_evals", options, EvalOptions)
+    settings = _Settings(**options)
     entries = scorer_entries(scorers)
+    concurrency, engine = settings.concurrency, settings.engine
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
         raise ValueError(f"concurrency must be a positive integer, not {concurrency!r}")
     if engine is not None and not isinstance(engine, Engine):
         raise TypeError(f"engine must be an engine such as troth.RayEngine(), not {type(engine).__name__}")
-    limit = check_rate_limit(rate_limit)
+    limit = check_rate_limit(settings.rate_limit)
     runner = engine or LocalEngine()
     source = runner.source(data, target)  # bad data fails before any store or cluster opens
     judges = [judge for entry in entries for judge in entry.scorer.judges()]
     for judge in judges:
         judge.backend()  # configuration errors before any work
-    kept: Store | None = open_store(store)
-    job = EvalJob(source, entries, target, on_item_complete, kept, eval_id or new_eval_id(), concurrency, limit, quiet,
-                  cache)  # fmt: skip
+    kept: Store | None = open_store(settings.store)
+    job = EvalJob(source, entries, target, on_item_complete, kept, settings.eval_id or new_eval_id(), concurrency,
+                  limit, settings.quiet, settings.cache)  # fmt: skip
     started_at = time.perf_counter()
     try:
         results = await runner.run(job)
@@ -68,38 +86,27 @@ async def arun_evals(
     finally:
         for judge in judges:
             await judge.aclose()
-        if kept is not None and store is not kept:
+        if kept is not None and settings.store is not kept:
             kept.close()
     return EvalResult(job.eval_id, list(results), summarise(results, entries, time.perf_counter() - started_at))
 
 
 def run_evals(
-    data: Any,
-    scorers: Any,
-    target: Any = None,
-    on_item_complete: OnItemComplete | None = None,
-    *,
-    concurrency: int = 8,
-    eval_id: str | None = None,
-    store: Any = True,
-    cache: bool = True,
-    quiet: bool = False,
-    rate_limit: RateLimit | None = None,
-    engine: Engine | None = None,
-) -> EvalResult:
+    data: Any, scorers: Any, target: Any = None, on_item_complete: OnItemComplete | None = None,
+    **options: Unpack[EvalOptions],
+) -> EvalResult:  # fmt: skip
     """Score every item of ``data`` with every scorer (sync wrapper over :func:`arun_evals`).
 
     ``data``: a list of dicts (``input`` and/or ``output``, optional ``id``, ``context``,
     ``ground_truth``, ``metadata``), a .jsonl/.csv path, or a pandas DataFrame. ``scorers``:
     Scorers or ``{"scorer": s, "threshold": t}``. ``target``: produces the output of items that
     have none (a sync/async callable, or an object with ``.generate``/``.agenerate``).
-    ``concurrency`` bounds judge calls in flight across the run. ``store``: True for
-    ``$TROTH_STORE`` or ``./.troth/troth.db``, a path, a Store, or None to keep nothing.
-    ``cache`` replays identical judge calls from the store. Reusing an ``eval_id`` resumes.
-    ``rate_limit``: a :class:`~troth.RateLimit` every judge call of the run keeps to.
-    ``engine``: where items are scored (default: this process; ``troth.RayEngine()``: a Ray
-    cluster, with ``data`` also a .jsonl or Parquet path read there).
+    Keyword options: ``concurrency`` (default 8) bounds judge calls in flight across the run.
+    ``store``: True (default) for ``$TROTH_STORE`` or ``./.troth/troth.db``, a path, a Store, or
+    None to keep nothing. ``cache`` (default True) replays identical judge calls from the store.
+    ``eval_id``: reusing one resumes. ``quiet``: no progress bar. ``rate_limit``: a
+    :class:`~troth.RateLimit` every judge call of the run keeps to. ``engine``: where items are
+    scored (default: this process; ``troth.RayEngine()``: a Ray cluster, with ``data`` also a
+    .jsonl or Parquet path read there).
     """
-    options = {"concurrency": concurrency, "eval_id": eval_id, "store": store, "cache": cache, "quiet": quiet,
-               "rate_limit": rate_limit, "engine": engine}  # fmt: skip
     return run_sync(lambda: arun_evals(data, scorers, target, on_item_complete, **options))

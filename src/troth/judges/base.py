@@ -25,6 +25,21 @@ def bare_choice(text: str, schema: dict[str, Any]) -> dict[str, Any] | None:
 
 
 @dataclass(frozen=True)
+class CompletionRequest:
+    """One completion asked of a backend: chat messages, the JSON schema the answer must match
+    (None: free text) and its name, the token budget, sampling settings; ``retry`` is True after
+    an invalid answer, so a backend may decode more strictly."""
+
+    messages: list[Message]
+    schema: dict[str, Any] | None
+    schema_name: str
+    max_tokens: int
+    temperature: float = 0.0
+    seed: int | None = None
+    retry: bool = False
+
+
+@dataclass(frozen=True)
 class Completion:
     """One raw completion from a backend."""
 
@@ -64,8 +79,8 @@ class PairScores:
 class Backend(Protocol):
     """Answers a judge's requests; declares what it can do in ``capabilities``.
 
-    ``complete``: chat messages -> raw completion (``schema`` constrains the output when the
-    backend can; ``retry`` is True after an invalid answer, so a backend may decode more strictly).
+    ``complete``: a :class:`CompletionRequest` -> raw completion (the schema constrains the output
+    when the backend can).
     ``choose``: probabilities of one-word answers. ``classify``: probabilities for (passage,
     claim) pairs. A backend implements the methods its capabilities declare; :class:`BackendBase`
     refuses the others. ``prepare``: set up what a call needs (a client) before the call waits
@@ -76,17 +91,7 @@ class Backend(Protocol):
     model_id: str
     capabilities: Capabilities
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: dict[str, Any] | None,
-        schema_name: str,
-        max_tokens: int,
-        temperature: float,
-        seed: int | None,
-        retry: bool = False,
-    ) -> Completion: ...
+    async def complete(self, request: CompletionRequest) -> Completion: ...
 
     async def choose(self, messages: list[Message], choices: Sequence[str]) -> Choice: ...
 
@@ -107,17 +112,7 @@ class BackendBase:
     def _refuse(self, what: str) -> ConfigError:
         return ConfigError(f"{self.model_id} cannot {what}")
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: dict[str, Any] | None,
-        schema_name: str,
-        max_tokens: int,
-        temperature: float,
-        seed: int | None,
-        retry: bool = False,
-    ) -> Completion:
+    async def complete(self, request: CompletionRequest) -> Completion:
         raise self._refuse("answer prompts; it only classifies (context, claim) pairs")
 
     async def choose(self, messages: list[Message], choices: Sequence[str]) -> Choice:

@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from troth.judges.base import Completion, Message
+from troth.judges.base import Completion, CompletionRequest, Message
 from troth.judges.cache import cache_key
 from troth.judges.retry import Keep, RetryPolicy
 from troth.judges.run_settings import RUN_SETTINGS, RunSettings
@@ -39,8 +39,8 @@ def completer(
                 await settings.pacer.wait(estimate_tokens(messages, tokens))
             async with settings.limiter or contextlib.nullcontext():
                 return await backend.complete(
-                    messages, schema=json_schema, schema_name=schema_name, max_tokens=tokens,
-                    temperature=judge.temperature, seed=judge.seed, retry=bool(problem),
+                    CompletionRequest(messages, json_schema, schema_name, tokens, judge.temperature, judge.seed,
+                                      retry=bool(problem))
                 )  # fmt: skip
 
         completion = await policy.wait_out_rate_limits(call)

@@ -40,13 +40,13 @@ Pick = str | Callable[[Mapping[str, Any], Any], Any] | None  # an argument's nam
 class MonitorStats:
     """Counts since the monitor started; ``spend_usd`` is None once any cost was unknown."""
 
-    seen: int = 0
-    sampled: int = 0
-    scored: int = 0
-    failed: int = 0
-    dropped: int = 0
-    skipped_budget: int = 0
-    queue_depth: int = 0
+    seen: int = 0  # calls recorded
+    sampled: int = 0  # queued for scoring
+    scored: int = 0  # scorer runs that gave a score
+    failed: int = 0  # scorer runs that failed (stored with their error)
+    dropped: int = 0  # sampled, but the queue was full (or the monitor closing)
+    skipped_budget: int = 0  # sampled, but over the budget
+    queue_depth: int = 0  # waiting now
     spend_usd: float | None = 0.0
 
 

@@ -22,8 +22,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from troth.live.scoring import FLUSH, STOP, Job, Tally, serve, yield_cpu
 from troth import prices as price_tables
+from troth.live.scoring import FLUSH, STOP, Job, Tally, serve, yield_cpu
 from troth.prices import PriceTable
 from troth.scorers.base import Scorer
 from troth.store import Store, open_store

@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 import troth.scorers.claims as C
 from troth.judges.judge import Judge
+from troth.judges.session import Session
 from troth.judges.strategies.batched import id_checker, judge_in_batches
-from troth.judges.strategies.session import Session
 from troth.prompts import answer_relevancy as R
 from troth.scorers.base import Scorer, StepContext, rebuildable
 from troth.scorers.reasons import REASON_MAX_TOKENS, count, template_reason, verdict_list

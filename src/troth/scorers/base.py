@@ -13,8 +13,9 @@ import math
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypedDict, TypeVar, Unpack, runtime_checkable
 
+from troth._keywords import check_keywords
 from troth._sync import run_sync
 from troth.errors import ConfigError, ScorerRunError
 from troth.judges.judge import Judge
@@ -62,6 +63,15 @@ def rebuildable(factory: F) -> F:
     return build  # type: ignore[return-value]
 
 
+class RunOptions(TypedDict, total=False):
+    """The keyword options of :meth:`Scorer.run` and :meth:`Scorer.arun`."""
+
+    run_id: str | None
+    context: Any
+    ground_truth: Any
+    metadata: dict[str, Any] | None
+
+
 @dataclass(frozen=True)
 class Scorer:
     """A scorer built from up to four steps; run it with :meth:`run` or :meth:`arun`."""
@@ -101,23 +111,13 @@ class Scorer:
         return replace(self, reason_step=_check_step("generate_reason", step), recipe=None)
 
     # -- running -------------------------------------------------------------------------
-    def run(
-        self,
-        input: Any = None,
-        output: Any = None,
-        *,
-        run_id: str | None = None,
-        context: Any = None,
-        ground_truth: Any = None,
-        metadata: dict[str, Any] | None = None,
-    ) -> ScoreResult:
-        """Score one item (sync wrapper over :meth:`arun`)."""
+    def run(self, input: Any = None, output: Any = None, **options: Unpack[RunOptions]) -> ScoreResult:
+        """Score one item (sync wrapper over :meth:`arun`, with the same keyword options)."""
+        check_keywords("run", options, RunOptions)
 
         async def once() -> ScoreResult:
             try:
-                return await self.arun(
-                    input, output, run_id=run_id, context=context, ground_truth=ground_truth, metadata=metadata
-                )
+                return await self.arun(input, output, **options)
             finally:  # this event loop ends here: close its connections
                 for judge in self.judges():
                     await judge.aclose()

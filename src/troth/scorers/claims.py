@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict
 
+from troth._keywords import check_keywords
 from troth.errors import ConfigError, JudgeOutputError, JudgeTruncatedError
 from troth.judges.judge import Judge
 from troth.judges.strategies import ClaimStrategy, strategy_for
@@ -72,9 +73,7 @@ class ClaimOptions:
     @classmethod
     def check(cls, factory: str, model: str | Judge | None, options: Mapping[str, Any], **fixed: Any) -> ClaimOptions:
         """The options given to ``factory``, checked (TypeError/ValueError naming the bad one)."""
-        unknown = sorted(set(options) - set(ContextClaimOptions.__annotations__))
-        if unknown:
-            raise TypeError(f"{factory}() got an unexpected keyword argument {unknown[0]!r}")
+        check_keywords(factory, options, ContextClaimOptions)
         checked = cls(resolve_judge(model), **{**options, **fixed})
         checked._validate()
         return replace(checked, context=validate_context(options.get("context")), scale=validate_scale(checked.scale))

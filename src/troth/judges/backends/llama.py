@@ -21,7 +21,7 @@ from typing import Any
 
 from troth.errors import ContextTooLongError, MissingDependencyError, ModelLoadError
 from troth.judges.backends.llama_models import ResolvedModel, check_gguf, resolve_model
-from troth.judges.base import BackendBase, Choice, Completion, Message, bare_choice
+from troth.judges.base import BackendBase, Choice, Completion, CompletionRequest, Message, bare_choice
 from troth.judges.capabilities import Capabilities
 from troth.judges.options import BackendOptions
 from troth.values import FREE
@@ -118,18 +118,8 @@ class LlamaBackend(BackendBase):
     def __repr__(self) -> str:
         return f"LlamaBackend(model_id={self.model_id!r}, path={str(self.model.path)!r})"
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: dict[str, Any] | None,
-        schema_name: str,
-        max_tokens: int,
-        temperature: float,
-        seed: int | None,
-        retry: bool = False,
-    ) -> Completion:
-        return await asyncio.to_thread(self._complete, messages, schema, max_tokens, temperature, seed, retry)
+    async def complete(self, request: CompletionRequest) -> Completion:
+        return await asyncio.to_thread(self._complete, request)
 
     def chat_completion(self, messages: list[Message], **settings: Any) -> dict[str, Any]:
         """One raw llama.cpp chat completion (serialised with every other call on this model); the
@@ -194,15 +184,9 @@ class LlamaBackend(BackendBase):
         total = sum(mass.values())
         return Choice({c: m / total for c, m in mass.items()}, prompt_tokens=prompt_used)
 
-    def _complete(
-        self,
-        messages: list[Message],
-        schema: dict[str, Any] | None,
-        max_tokens: int,
-        temperature: float,
-        seed: int | None,
-        retry: bool,
-    ) -> Completion:
+    def _complete(self, request: CompletionRequest) -> Completion:
+        messages, schema, max_tokens = request.messages, request.schema, request.max_tokens
+        temperature, seed, retry = request.temperature, request.seed, request.retry
         with self._lock:
             llm = load_model(self.model, self.n_ctx)
             prompt_tokens = self._prompt_tokens(llm, messages)

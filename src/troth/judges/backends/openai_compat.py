@@ -16,7 +16,7 @@ from typing import Any
 import openai
 
 from troth.errors import JudgeConnectionError, JudgeResponseError, MissingAPIKeyError
-from troth.judges.base import BackendBase, Completion, Message
+from troth.judges.base import BackendBase, Completion, CompletionRequest
 from troth.judges.capabilities import Capabilities, StructuredMode
 from troth.judges.options import BackendOptions
 from troth.judges.providers import PROVIDERS
@@ -79,24 +79,17 @@ class OpenAICompatBackend(BackendBase):
         if client is not None:
             await client.close()
 
-    def _request(
-        self,
-        messages: list[Message],
-        schema: dict[str, Any] | None,
-        schema_name: str,
-        max_tokens: int,
-        temperature: float,
-        seed: int | None,
-    ) -> dict[str, Any]:
+    def _request(self, request: CompletionRequest) -> dict[str, Any]:
         """The chat-completion request's arguments (structured output as the provider supports it)."""
         kwargs: dict[str, Any] = {
             "model": self._model_name,
-            "messages": messages,
-            "temperature": temperature,
-            self._token_param: max_tokens,
+            "messages": request.messages,
+            "temperature": request.temperature,
+            self._token_param: request.max_tokens,
         }
-        if seed is not None:
-            kwargs["seed"] = seed
+        if request.seed is not None:
+            kwargs["seed"] = request.seed
+        schema, schema_name = request.schema, request.schema_name
         if schema is not None and self.capabilities.structured == "json_schema":
             kwargs["response_format"] = {
                 "type": "json_schema",
@@ -107,18 +100,8 @@ class OpenAICompatBackend(BackendBase):
 
         return kwargs
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: dict[str, Any] | None,
-        schema_name: str,
-        max_tokens: int,
-        temperature: float,
-        seed: int | None,
-        retry: bool = False,
-    ) -> Completion:
-        kwargs = self._request(messages, schema, schema_name, max_tokens, temperature, seed)
+    async def complete(self, request: CompletionRequest) -> Completion:
+        kwargs = self._request(request)
         tries = self._max_retries + 1
         try:
             raw = await self._client().chat.completions.with_raw_response.create(**kwargs)

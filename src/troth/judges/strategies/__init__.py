@@ -21,11 +21,11 @@ from typing import Literal
 from troth.errors import ConfigError
 from troth.judges.capabilities import Capabilities
 from troth.judges.judge import Judge
+from troth.judges.session import Session
 from troth.judges.strategies.batched import BatchedVerdicts
 from troth.judges.strategies.cascade import CascadeVerdicts
 from troth.judges.strategies.choice import ChoiceVerdicts
 from troth.judges.strategies.pairs import PairVerdicts, classify_claims
-from troth.judges.strategies.session import Session
 from troth.values import Verdict
 
 VerdictFn = Callable[[Session, list[str], list[str]], Awaitable[list[Verdict]]]

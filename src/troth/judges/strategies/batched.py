@@ -9,7 +9,7 @@ from typing import Any
 
 from troth.errors import JudgeOutputError, JudgeTruncatedError
 from troth.judges.parsing import OutputCheckError
-from troth.judges.strategies.session import Session
+from troth.judges.session import Session
 from troth.prompts import claims as P
 from troth.text.evidence import locate
 from troth.values import Evidence, Verdict

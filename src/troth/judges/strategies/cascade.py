@@ -11,8 +11,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from troth.judges.judge import Judge
+from troth.judges.session import Session
 from troth.judges.strategies.pairs import classify_claims, decide, to_verdict
-from troth.judges.strategies.session import Session
 from troth.prompts import claims as P
 from troth.values import Verdict
 

@@ -7,7 +7,7 @@ item. A context over the model's window is replaced, per claim, by its most rele
 
 from __future__ import annotations
 
-from troth.judges.strategies.session import Session
+from troth.judges.session import Session
 from troth.prompts import claims as P
 from troth.text.retrieval import select_sentences
 from troth.values import Verdict

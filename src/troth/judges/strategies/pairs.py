@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from troth.judges.base import PairScores
-from troth.judges.strategies.session import Session
+from troth.judges.session import Session
 from troth.prompts import claims as P
 from troth.text.windows import Sentence, claim_windows, context_sentences, rank, window_text
 from troth.values import Evidence, Verdict, VerdictLabel
