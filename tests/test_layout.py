@@ -64,3 +64,16 @@ def test_modules_are_small_and_not_named_like_the_standard_library() -> None:
 def test_only_the_engines_reach_the_local_engine() -> None:
     users = {n for n in MODULES if "troth.engines.local" in imports_of(n)}
     assert users <= {"troth.engines", "troth.evals.runner"}, users
+
+
+def test_benchmarks_do_not_import_the_training_code() -> None:
+    bench = ROOT.parent / "bench"
+    if not bench.is_dir():  # an installed package: no checkout beside it
+        return
+    found = [
+        p.name
+        for p in bench.rglob("*.py")
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "train"
+    ]
+    assert found == []

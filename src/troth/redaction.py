@@ -14,24 +14,41 @@ from collections.abc import Sequence
 MIN_SECRET_CHARS = 8
 REDACTED = "[REDACTED]"
 
-_known: set[str] = set()
-_lock = threading.Lock()
+class KeyRing:
+    """The keys to remove from text: those registered (backends register theirs when built) and
+    the values of the ``*_API_KEY`` variables in the environment, read at each look."""
+
+    def __init__(self) -> None:
+        self._keys: set[str] = set()
+        self._lock = threading.Lock()
+
+    def remember(self, secret: str | None) -> None:
+        """Register ``secret``, unless it is too short to be one (a placeholder such as ``"x"``)."""
+        if secret and len(secret) >= MIN_SECRET_CHARS:
+            with self._lock:
+                self._keys.add(secret)
+
+    def known(self) -> list[str]:
+        """Every key to remove now, longest first (a key that contains another goes first)."""
+        from_env = (v for k, v in os.environ.items() if k.endswith("_API_KEY") and len(v) >= MIN_SECRET_CHARS)
+        with self._lock:
+            found = self._keys | set(from_env)
+        return sorted(found, key=len, reverse=True)
+
+
+KEYS = KeyRing()
+"""The process's key ring: every message troth stores, renders or prints is redacted with it."""
 
 
 def remember(secret: str | None) -> None:
     """Register ``secret`` so that :func:`redact` removes it from now on."""
-    if secret and len(secret) >= MIN_SECRET_CHARS:
-        with _lock:
-            _known.add(secret)
+    KEYS.remember(secret)
 
 
 def known() -> list[str]:
-    """Every secret to remove now (registered keys and ``*_API_KEY`` values), longest first; pass
-    it to :func:`redact` when redacting many texts at once (the environment is read once)."""
-    from_env = (v for k, v in os.environ.items() if k.endswith("_API_KEY") and len(v) >= MIN_SECRET_CHARS)
-    with _lock:
-        found = _known | set(from_env)
-    return sorted(found, key=len, reverse=True)  # a key that contains another goes first
+    """Every secret to remove now; pass it to :func:`redact` when redacting many texts at once
+    (the environment is read once)."""
+    return KEYS.known()
 
 
 def redact(text: str, secrets: Sequence[str] | None = None) -> str:

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
     from troth.evals import EvalResult
 
 
-class Engine(StrEnum):
+class EngineName(StrEnum):
+    """The engines ``--engine`` can name."""
+
     local = "local"
     ray = "ray"
 
@@ -31,7 +33,9 @@ def eval_command(
     data: Annotated[
         Path, typer.Argument(help="Items: .jsonl or .csv (with --engine ray: .jsonl, .parquet, a Parquet folder).")
     ],
-    model: Annotated[str, typer.Option(help="Judge: 'provider/model' or 'local'.")] = "local",
+    model: Annotated[
+        str, typer.Option(help="Judge: 'local' (the offline claim verifier), 'llm' (a local LLM) or 'provider/model'.")
+    ] = "local",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server (then --model is its name).")] = None,
     concurrency: Annotated[int, typer.Option(help="Judge calls in flight at most (Ray: per worker).")] = 8,
     eval_id: Annotated[str | None, typer.Option(help="Name of the evaluation; reuse it to resume.")] = None,
@@ -48,8 +52,8 @@ def eval_command(
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not replay cached judge calls.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     engine: Annotated[
-        Engine, typer.Option(help="Where items are scored: this process, or a Ray cluster (troth[ray]).")
-    ] = Engine.local,
+        EngineName, typer.Option(help="Where items are scored: this process, or a Ray cluster (troth[ray]).")
+    ] = EngineName.local,
     ray_address: Annotated[
         str | None, typer.Option(help="Ray cluster to join ('auto', 'ray://host:10001'); default: start one.")
     ] = None,
@@ -69,7 +73,7 @@ def eval_command(
     with one_line_errors(), _resumable(eval_id, kept=not no_store):
         judge = Judge(model, base_url=base_url) if base_url else Judge(model)
         scorer = create_faithfulness_scorer(judge, scale=scale)
-        on_ray = RayEngine(ray_address, workers, concurrency) if engine is Engine.ray else None
+        on_ray = RayEngine(ray_address, workers, concurrency) if engine is EngineName.ray else None
         result = run_evals(
             data,
             [{"scorer": scorer, "threshold": threshold}],

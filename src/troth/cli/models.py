@@ -1,4 +1,5 @@
-"""``troth models list``: local models for the offline judge."""
+"""``troth models list``: the models of the in-process judges: the claim verifier (``local``,
+also ``verifier``) and the local LLM (``llm``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-models_app = typer.Typer(help="Models for the offline judge.", no_args_is_help=True)
+models_app = typer.Typer(help="Models of the in-process judges (the claim verifier, the local LLM).", no_args_is_help=True)
 
 
 @models_app.command("list")
@@ -23,7 +24,7 @@ def models_list() -> None:
     for name in packaged_verifiers():
         card = find_verifier(name).card
         detail = f"ships with troth; {card.get('base', '')}"
-        table.add_row(f"local/{name}", "[green]yes[/green]", "offline claim verifier (the default)", detail)
+        table.add_row(f"verifier/{name}", "[green]yes[/green]", "claim verifier (the default, 'local')", detail)
     for row in list_models():
         mark = "[green]yes[/green]" if row.installed else "[red]no[/red]"
         table.add_row(row.name, mark, row.description, row.detail)

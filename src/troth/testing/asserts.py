@@ -4,7 +4,7 @@ Each scores the output, raises ``AssertionError`` with the score, the threshold 
 failing claims with their reasons, and returns the :class:`~troth.values.ScoreResult` on
 success. The judge is ``model=`` (a string or Judge), else ``$TROTH_MODEL`` (the pytest
 plugin's ``--troth-model`` sets it), else the offline judge: the verifier (``"local"``) for
-faithfulness and hallucination, the local LLM (``"local-llm"``) for relevancy, which a pair
+faithfulness and hallucination, the local LLM (``"llm"``) for relevancy, which a pair
 classifier cannot judge.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from troth.judges.judge import Judge
@@ -24,16 +25,8 @@ ENV_MODEL = "TROTH_MODEL"
 ENV_BASE_URL = "TROTH_BASE_URL"
 
 Recorder = Callable[[str, ScoreResult, float, bool], None]
-_recorders: list[Recorder] = []  # the pytest plugin registers one for its terminal summary
-
-
-def add_recorder(recorder: Recorder) -> None:
-    _recorders.append(recorder)
-
-
-def remove_recorder(recorder: Recorder) -> None:
-    if recorder in _recorders:
-        _recorders.remove(recorder)
+RECORDER: ContextVar[Recorder | None] = ContextVar("troth_recorder", default=None)
+"""Told of every check made while it is set: the pytest plugin sets its score log around each test."""
 
 
 def default_judge(model: str | Judge | None = None, offline: str = "local") -> Judge:
@@ -51,7 +44,8 @@ def _failing(result: ScoreResult, bad: tuple[str, ...]) -> str:
 
 
 def _check(name: str, result: ScoreResult, threshold: float, passed: bool, bad: tuple[str, ...], op: str) -> None:
-    for recorder in list(_recorders):
+    recorder = RECORDER.get()
+    if recorder is not None:
         recorder(name, result, threshold, passed)
     if not passed:
         raise AssertionError(
@@ -103,7 +97,7 @@ def assert_relevant(
 ) -> ScoreResult:
     """Fail unless the answer-relevancy score is at least ``threshold``."""
     scorer = create_answer_relevancy_scorer(
-        default_judge(model, offline="local-llm"),
+        default_judge(model, offline="llm"),
         uncertainty_weight=uncertainty_weight,
         scale=scale,
         reason="template",

@@ -50,7 +50,7 @@ class ScoreLog:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("troth", "troth faithfulness scoring")
-    group.addoption("--troth-model", help="judge for troth's assert helpers: 'provider/model' or 'local'")
+    group.addoption("--troth-model", help="judge for troth's assert helpers: 'local', 'llm' or 'provider/model'")
     group.addoption("--troth-base-url", help="OpenAI-compatible server for --troth-model")
     group.addoption("--troth-store", help="save every score of the session in this SQLite store")
 
@@ -65,23 +65,25 @@ def pytest_configure(config: pytest.Config) -> None:
     store = config.getoption("--troth-store")
     log = ScoreLog(Path(store) if store else None)
     config.stash[_KEY] = log
-    asserts.add_recorder(log)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     log = config.stash.get(_KEY, None)
-    if log is not None:
-        asserts.remove_recorder(log)
-        if log.store is not None:
-            log.store.close()
+    if log is not None and log.store is not None:
+        log.store.close()
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Any:
     log = item.config.stash.get(_KEY, None)
-    if log is not None:
-        log.current_test = item.nodeid
-    return (yield)
+    if log is None:
+        return (yield)
+    log.current_test = item.nodeid
+    token = asserts.RECORDER.set(log)  # the test's checks are logged while it runs
+    try:
+        return (yield)
+    finally:
+        asserts.RECORDER.reset(token)
 
 
 @pytest.fixture

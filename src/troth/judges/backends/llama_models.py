@@ -1,4 +1,4 @@
-"""Where the offline judge finds its GGUF model.
+"""Where the local LLM judge (``llm``) finds its GGUF model.
 
 Resolution order: an explicit path; the ``TROTH_LOCAL_MODEL`` variable; an installed model
 package (see :data:`KNOWN_MODELS`, in order of preference). Chunked packages are joined once
@@ -169,7 +169,7 @@ def _from_path(value: str, source: str) -> ResolvedModel:
 
 
 def resolve_model(name: str | None = None) -> ResolvedModel:
-    """Find the model for ``"local"`` (name None) or ``"local/<name-or-path>"``."""
+    """Find the model for ``"llm"`` (name None) or ``"llm/<name-or-path>"``."""
     if name:
         if name.endswith(".gguf") or os.sep in name or Path(name).expanduser().is_file():
             return _from_path(name, "path")
@@ -191,7 +191,7 @@ def resolve_model(name: str | None = None) -> ResolvedModel:
         found = _from_package(pkg)
         if found is not None:
             return found
-    looked = ["an explicit path ('local/<path.gguf>')", f"${ENV_MODEL} (unset)"]
+    looked = ["an explicit path ('llm/<path.gguf>')", f"${ENV_MODEL} (unset)"]
     looked += [f"package {p.name} ({p.distributions[0]}…)" for p in KNOWN_MODELS]
     raise ModelNotFoundError(
         "no local model found. Looked at: "

@@ -63,7 +63,7 @@ def find_verifier(name: str | None) -> VerifierModel:
         found = ", ".join(packaged_verifiers()) or "none"
         raise ModelNotFoundError(
             f"no verifier {name!r}: {card_file} does not exist (packaged verifiers: {found}); "
-            f"reinstall troth ({INSTALL}) or pass the folder of a verifier as local/<path>"
+            f"reinstall troth ({INSTALL}) or pass the folder of a verifier as verifier/<path>"
         )
     try:
         card = json.loads(card_file.read_text(encoding="utf-8"))

@@ -1,7 +1,7 @@
 """What the verifier's classifier adds to lexical evidence, on the held-out half of every dev file.
 
-    python -m bench.verifier_ablation            # 75 items per label held out, 150 per label to fit
-    python -m bench.verifier_ablation --quick    # smoke run
+    python -m train.ablation            # 75 items per label held out, 150 per label to fit
+    python -m train.ablation --quick    # smoke run
 
 Every claim of an output (troth.text.sentences.split_claims) is classified against its windows, as
 the verifier does (troth.judges.strategies.pairs). An output's P(faithful) is its least

@@ -1,0 +1,73 @@
+"""The two steps every engine shares: one item scored (target, transcript read once, scorers,
+failures as values) and its outcome saved (a failing store is an error on the outcome)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from troth import create_faithfulness_scorer, create_hallucination_scorer
+from troth.engines.item import Outcome, save_outcome, score_item
+from troth.store.base import RunRecord
+from troth.text import transcripts
+
+TRANSCRIPT = [
+    {"role": "user", "content": "When did the bridge open?"},
+    {"role": "tool", "tool_call_id": "t1", "content": "The bridge opened in 1932."},
+    {"role": "assistant", "content": "The bridge opened in 1932."},
+]
+
+
+def item(**fields: Any) -> dict[str, Any]:
+    return {"id": "a", "input": "q", "output": None, "context": None, "ground_truth": None, "metadata": {}, **fields}
+
+
+def test_a_transcript_is_read_once_for_every_scorer(monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[int] = []
+    real = transcripts.Transcript.read.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(transcripts.Transcript, "read", classmethod(lambda cls, m: reads.append(1) or real(cls, m)))
+    scorers = [create_faithfulness_scorer("local"), create_hallucination_scorer("local")]
+    outcome = asyncio.run(score_item(item(output=TRANSCRIPT), scorers, eval_id="e"))
+    assert len(reads) == 1 and outcome.errors == {}
+    assert outcome.item["context"] == ["The bridge opened in 1932."]
+    assert outcome.results["faithfulness"].score == 1.0 and outcome.results["hallucination"].score == 0.0
+    assert [r.context for r in outcome.records] == [["The bridge opened in 1932."]] * 2
+
+
+def test_a_scorer_context_still_comes_before_the_transcript() -> None:
+    scorer = create_faithfulness_scorer("local", context=["The bridge opened in 1950."])
+    outcome = asyncio.run(score_item(item(output=TRANSCRIPT), [scorer], keep_records=False))
+    assert outcome.results["faithfulness"].score == 0.0 and outcome.records == []
+
+
+def test_a_failing_target_is_the_item_error_and_no_scorer_runs() -> None:
+    def target(question: str) -> str:
+        raise RuntimeError("agent down")
+
+    outcome = asyncio.run(score_item(item(), [create_faithfulness_scorer("local")], target=target))
+    assert outcome.errors["target"].message == "agent down" and outcome.errors["target"].step == "target"
+    assert outcome.results == {} and outcome.records == []
+    nothing_to_run = asyncio.run(score_item(item(), [], target=target))
+    assert nothing_to_run.errors == {}  # no scorer left to run: the target is not called
+
+
+class FullStore:
+    def __init__(self) -> None:
+        self.saved: list[RunRecord] = []
+
+    def save_run(self, record: RunRecord) -> None:
+        if self.saved:
+            raise OSError("database or disk is full")
+        self.saved.append(record)
+
+
+def test_saving_keeps_what_it_can_and_names_what_failed() -> None:
+    scorers = [create_faithfulness_scorer("local"), create_hallucination_scorer("local")]
+    outcome: Outcome = asyncio.run(score_item(item(output="It opened in 1932.", context=["It opened in 1932."]),
+                                              scorers))  # fmt: skip
+    store = FullStore()
+    save_outcome(store, outcome)  # type: ignore[arg-type]
+    assert len(store.saved) == 1 and outcome.errors["store"].message == "database or disk is full"
+    assert outcome.item_result().failed and set(outcome.item_result().results) == {"faithfulness", "hallucination"}
