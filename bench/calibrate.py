@@ -1,6 +1,6 @@
 """Calibrate a local judge's ``yes_threshold`` on claim-level gold labels.
 
-    python -m bench.calibrate --model local-llm/qwen2.5-coder-1.5b --limit 64
+    python -m bench.calibrate --model llm/qwen2.5-coder-1.5b --limit 64
 
 Each record's output is taken as one claim (qags-sentences has a human label per summary
 sentence) and judged by the library's own verdict strategy for that judge; P(supported) is

@@ -2,7 +2,7 @@
 LLM-only offline judge, side by side on the held-out half of every dev file (bench.splits).
 
     python -m bench.verifier                                   # verifier + baseline, 75 items per label
-    python -m bench.verifier --llm local-llm/qwen2.5-coder-1.5b --llm-items 16   # + cascade and LLM-only
+    python -m bench.verifier --llm llm/qwen2.5-coder-1.5b --llm-items 16   # + cascade and LLM-only
     python -m bench.verifier --quick                           # smoke run
 
 Per file and method: ROC AUC, balanced accuracy at the method's own cut (score < 1.0, i.e. any
