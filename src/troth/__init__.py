@@ -1,6 +1,7 @@
 """troth: is an LLM's answer faithful to its context?"""
 
-from troth.engines import RayEngine
+from troth.engines import LocalEngine, RayEngine
+from troth.engines.base import Engine, EvalJob
 from troth.errors import (
     ConfigError,
     ContextFunctionError,
@@ -46,6 +47,8 @@ __all__ = [
     "ConfigError",
     "ContextFunctionError",
     "ContextTooLongError",
+    "Engine",
+    "EvalJob",
     "EvalResult",
     "EvalSummary",
     "Evidence",
@@ -58,6 +61,7 @@ __all__ = [
     "JudgeOutputError",
     "JudgeResponseError",
     "JudgeTruncatedError",
+    "LocalEngine",
     "MissingAPIKeyError",
     "MissingDependencyError",
     "ModelLoadError",

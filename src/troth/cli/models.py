@@ -7,7 +7,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-models_app = typer.Typer(help="Models of the in-process judges (the claim verifier, the local LLM).", no_args_is_help=True)
+models_app = typer.Typer(
+    help="Models of the in-process judges (the claim verifier, the local LLM).", no_args_is_help=True
+)
 
 
 @models_app.command("list")

@@ -24,7 +24,9 @@ def score(
     output: Annotated[str | None, typer.Option(help="The answer to check: TEXT, @file or @- (stdin).")] = None,
     context: Annotated[list[str] | None, typer.Option(help="A context segment: TEXT or @file; repeatable.")] = None,
     input: Annotated[str | None, typer.Option("--input", help="The question (TEXT or @file).")] = None,
-    model: Annotated[str, typer.Option(help="Judge: 'local' (the claim verifier), 'llm' or 'provider/model'.")] = "local",
+    model: Annotated[
+        str, typer.Option(help="Judge: 'local' (the claim verifier), 'llm' (a local LLM) or 'provider/model'.")
+    ] = "local",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server (then --model is its name).")] = None,
     scale: Annotated[float, typer.Option(help="Maximum score.")] = 1.0,
     example: Annotated[bool, typer.Option("--example", help="Score the bundled example.")] = False,

@@ -1,12 +1,16 @@
 """One claim per request, the verdict decided from the model's P(yes/no/unsure) (the local LLM).
 
-The context comes first in every request, so a backend with prefix reuse evaluates it once per
-item. A context over the model's window is replaced, per claim, by its most relevant sentences
+The context comes first in every request. A backend that declares ``prefix_reuse`` gets the
+claims one after another, so it evaluates the context once per item; any other gets them all at
+once. A context over the model's window is replaced, per claim, by its most relevant sentences
 (those verdicts are flagged ``retrieved`` and the reason says so).
 """
 
 from __future__ import annotations
 
+import asyncio
+
+from troth.judges.capabilities import Capabilities
 from troth.judges.session import Session
 from troth.prompts import claims as P
 from troth.text.retrieval import select_sentences
@@ -42,12 +46,14 @@ class ChoiceVerdicts:
     """Each claim in its own request against the whole context, or its retrieved sentences."""
 
     async def __call__(self, session: Session, context: list[str], claims: list[str]) -> list[Verdict]:
-        window = session.judge.capabilities.context_window if session.judge else None
+        capabilities = session.judge.capabilities if session.judge else Capabilities()
+        window = capabilities.context_window
         budget = int((window - RESERVED_TOKENS) * CHARS_PER_TOKEN) if window else None
         if budget is None or sum(len(c) + 2 for c in context) <= budget:
-            return [await single_verdict(session, context, claim) for claim in claims]
-        session.note(P.RETRIEVAL_NOTE.format(window=window))
-        return [
-            await single_verdict(session, select_sentences(context, claim, budget), claim, retrieved=True)
-            for claim in claims
-        ]
+            asks = [single_verdict(session, context, claim) for claim in claims]
+        else:
+            session.note(P.RETRIEVAL_NOTE.format(window=window))
+            asks = [single_verdict(session, select_sentences(context, c, budget), c, retrieved=True) for c in claims]
+        if capabilities.prefix_reuse:  # in order: each request reuses the context its predecessor evaluated
+            return [await ask for ask in asks]
+        return list(await asyncio.gather(*asks))
