@@ -74,10 +74,13 @@ class MissingAPIKeyError(ConfigError):
 class MissingDependencyError(ConfigError, ImportError):
     """An optional dependency is not installed."""
 
-    def __init__(self, package: str, install: str) -> None:
+    def __init__(self, package: str, install: str, needed_by: str | None = None) -> None:
         self.package = package
         self.install = install
-        super().__init__(f"{package} is not installed; install it with: {install}")
+        if needed_by is None:
+            super().__init__(f"{package} is not installed; install it with: {install}")
+        else:
+            super().__init__(f"{needed_by} needs {package}, not installed; install it with: {install}")
 
 
 class ModelNotFoundError(ConfigError):

@@ -21,25 +21,19 @@ from typing import Any
 from troth.engines.base import EvalJob
 from troth.engines.item import Outcome, item_complete, save_outcome
 from troth.engines.worker import JSONL, ROWS, TABLE, ScoreWorker, WorkerSpec
-from troth.errors import MissingDependencyError
 from troth.evals.dataset import check_target, load_items
 from troth.evals.eval_result import ItemError, ItemResult
 from troth.evals.progress import Progress
 from troth.evals.records import result_from_record
+from troth.extras import load, require
 from troth.ratelimit import Pace
 from troth.store.base import RunRecord
 
-INSTALL = 'pip install "troth[ray]"'
-
 
 def import_ray() -> Any:
-    """The ``ray`` module, or MissingDependencyError with the install command."""
-    try:
-        import ray
-        import ray.data
-    except ImportError as exc:
-        raise MissingDependencyError("ray", INSTALL) from exc
-    return ray
+    """The ``ray`` module (with ``ray.data``), or MissingDependencyError with the install command."""
+    load("ray.data", "ray")
+    return load("ray", "ray")
 
 
 @dataclass(frozen=True)
@@ -59,6 +53,7 @@ class RayEngine:
     cpus_per_worker: float = 1.0
 
     def __post_init__(self) -> None:
+        require("ray")
         for name in ("workers", "concurrency_per_worker", "batch_size"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):

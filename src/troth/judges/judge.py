@@ -17,8 +17,8 @@ from troth.judges.capabilities import Capabilities, StructuredMode
 from troth.judges.completion import completer
 from troth.judges.options import BackendOptions
 from troth.judges.parsing import OutputCheckError, parse_json_output
+from troth.judges.registry import check_installed, make_backend, route
 from troth.judges.registry import declared as declared_by
-from troth.judges.registry import make_backend, route
 from troth.judges.retry import RetryPolicy
 from troth.prompts.common import SCHEMA_INSTRUCTION, render
 from troth.values import StepUsage
@@ -67,6 +67,8 @@ class Judge:
         check_arguments(model, timeout, yes_threshold, max_retries, output_retries, max_tokens, max_tokens_limit)
         check_band(uncertain_band)
         provider, name = route(model, base_url) if backend is None else ("custom", model)
+        if backend is None:
+            check_installed(provider)  # a missing extra fails here, before any item runs
         self._options = BackendOptions(
             model, provider, name, base_url, api_key, structured_output, timeout, max_retries
         )

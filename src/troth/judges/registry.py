@@ -2,7 +2,8 @@
 an HTTP provider (:mod:`troth.judges.providers`); each backend module is imported lazily.
 
 Adding a backend: write ``troth/judges/backends/<name>.py`` with ``DECLARED`` (the
-:class:`~troth.judges.capabilities.Capabilities` every model of it has) and a
+:class:`~troth.judges.capabilities.Capabilities` every model of it has), ``EXTRA`` if it needs
+one (see :mod:`troth.extras`), and a
 ``from_options(options)`` function returning a :class:`~troth.judges.base.Backend`, and add one
 line to ``IN_PROCESS``.
 """
@@ -14,6 +15,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 from troth.errors import UnknownModelError
+from troth.extras import require
 from troth.judges.capabilities import Capabilities
 from troth.judges.options import BackendOptions
 from troth.judges.providers import PROVIDERS
@@ -58,6 +60,15 @@ def route(model: str, base_url: str | None) -> tuple[str, str]:
     provider, _, name = model.partition("/")
     provider = ALIASES.get(provider, provider)
     return (provider, name) if provider in IN_PROCESS else ("custom", model)
+
+
+def check_installed(provider: str) -> None:
+    """MissingDependencyError now when an in-process provider's extra is not installed (its
+    module's ``EXTRA``; an HTTP provider needs none)."""
+    module = IN_PROCESS.get(provider)
+    extra = getattr(importlib.import_module(module), "EXTRA", None) if module else None
+    if extra is not None:
+        require(extra)
 
 
 def split_model(model: str) -> tuple[str, str]:

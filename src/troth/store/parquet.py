@@ -15,26 +15,20 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from troth.errors import MissingDependencyError
+from troth.extras import load, require
 from troth.store.base import RunRecord
 from troth.store.rows import COLUMNS, NUMBER_FIELDS, from_row, to_row
 
-INSTALL = 'pip install pyarrow (or "troth[ray]")'
-
 
 def _pyarrow() -> tuple[Any, Any]:
-    try:
-        import pyarrow
-        import pyarrow.parquet
-    except ImportError as exc:
-        raise MissingDependencyError("pyarrow", INSTALL) from exc
-    return pyarrow, pyarrow.parquet
+    return load("pyarrow", "parquet"), load("pyarrow.parquet", "parquet")
 
 
 class ParquetStore:
     """``run_evals(..., store=ParquetStore("runs.parquet"))``: one folder of ``part-*.parquet``."""
 
     def __init__(self, folder: str | os.PathLike[str], *, rows_per_file: int = 1000) -> None:
+        require("parquet")
         if isinstance(rows_per_file, bool) or not isinstance(rows_per_file, int) or rows_per_file < 1:
             raise ValueError(f"rows_per_file must be a positive integer, not {rows_per_file!r}")
         self.pa, self.pq = _pyarrow()

@@ -7,7 +7,8 @@ suits the task, since a claim about a text mostly reuses its words, names and nu
 
 from __future__ import annotations
 
-from troth.errors import ContextTooLongError, MissingDependencyError
+from troth.errors import ContextTooLongError
+from troth.extras import load
 from troth.text.sentences import split_sentences
 from troth.text.windows import pack, terms
 
@@ -18,15 +19,12 @@ def select_sentences(context: list[str], claim: str, budget_chars: int) -> list[
 
     Raises ContextTooLongError when not even the best-matching sentence fits the budget.
     """
-    try:
-        from rank_bm25 import BM25Okapi
-    except ImportError as exc:
-        raise MissingDependencyError("rank-bm25", 'pip install "troth[local-llm]"') from exc
+    bm25 = load("rank_bm25", "local-llm")
     sentences = [s for segment in context for s in split_sentences(segment)]
     if not sentences:
         return []
     corpus = [terms(s) or [""] for s in sentences]
-    scores = BM25Okapi(corpus).get_scores(terms(claim))
+    scores = bm25.BM25Okapi(corpus).get_scores(terms(claim))
     ranked = sorted(range(len(sentences)), key=lambda i: (-scores[i], i))
     chosen = pack([len(s) for s in sentences], ranked, budget_chars)
     if not chosen:

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from troth.errors import ContextTooLongError, MissingDependencyError, ModelLoadError
+from troth.errors import ContextTooLongError, ModelLoadError
+from troth.extras import load
 from troth.judges.backends.llama_models import ResolvedModel, check_gguf, resolve_model
 from troth.judges.base import BackendBase, Choice, Completion, CompletionRequest, Message, bare_choice
 from troth.judges.capabilities import Capabilities
@@ -27,6 +28,8 @@ from troth.judges.options import BackendOptions
 from troth.values import FREE
 
 DEFAULT_N_CTX = 8192
+EXTRA = "local-llm"
+"""The extra this backend needs."""
 MAX_TOKENS = 1024
 """A small local model that loops is slow to stop: its budget is tight and fixed."""
 
@@ -35,11 +38,7 @@ _models_lock = threading.Lock()
 
 
 def _import_llama() -> Any:
-    try:
-        import llama_cpp
-    except ImportError as exc:
-        raise MissingDependencyError("llama-cpp-python", 'pip install "troth[local-llm]"') from exc
-    return llama_cpp
+    return load("llama_cpp", EXTRA)
 
 
 @atexit.register

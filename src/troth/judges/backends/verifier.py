@@ -20,7 +20,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from troth.errors import MissingDependencyError, ModelLoadError, ModelNotFoundError
+from troth.errors import ModelLoadError, ModelNotFoundError
+from troth.extras import EXTRAS, load
 from troth.judges.base import BackendBase, PairScores
 from troth.judges.capabilities import Capabilities
 from troth.judges.options import BackendOptions
@@ -28,7 +29,8 @@ from troth.text.overlap import apply_head, features
 from troth.values import FREE
 
 DEFAULT_VERIFIER = "verifier-minilm"
-INSTALL = 'pip install "troth[local]"'
+EXTRA = "local"
+INSTALL = EXTRAS[EXTRA].install
 BATCH = 16
 
 _sessions: dict[Path, tuple[Any, Any]] = {}
@@ -116,12 +118,7 @@ def threads() -> int:
 
 
 def _import_runtime() -> tuple[Any, Any]:
-    try:
-        import onnxruntime
-        import tokenizers
-    except ImportError as exc:
-        raise MissingDependencyError("onnxruntime and tokenizers", INSTALL) from exc
-    return onnxruntime, tokenizers
+    return load("onnxruntime", EXTRA), load("tokenizers", EXTRA)
 
 
 DECLARED = Capabilities(generates=False, classify_pairs=True, prices=FREE)

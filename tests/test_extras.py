@@ -1,0 +1,78 @@
+"""Each optional extra, missing: in a virtual environment with troth's own dependencies alone,
+building what needs the extra fails at once with MissingDependencyError naming the command that
+installs it, and the CLI says so in one line (exit 2); what needs no extra still works."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+REQUIRED = os.environ.get("TROTH_REQUIRE_LOCAL_MODELS") == "1"
+
+
+@pytest.fixture(scope="module")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A venv with the core dependencies of pyproject.toml and no extra (troth itself from src/)."""
+    venv = tmp_path_factory.mktemp("bare") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    core = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    got = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *core],
+                         capture_output=True, text=True, timeout=600)  # fmt: skip
+    if got.returncode != 0:
+        if REQUIRED:
+            pytest.fail(f"could not install troth's dependencies in a fresh venv: {got.stderr[-500:]}")
+        pytest.skip("no package registry to build a bare venv from")
+    return python
+
+
+def run(python: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "TROTH_STORE": os.devnull}
+    return subprocess.run([python, *args], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+
+
+def raises_missing(python: Path, code: str, install: str) -> None:
+    script = textwrap.dedent(f"""
+        import troth
+        try:
+            {code}
+        except troth.MissingDependencyError as exc:
+            print("MISSING", exc)
+        else:
+            print("BUILT")
+    """)
+    out = run(python, "-c", script)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("MISSING") and install in out.stdout, out.stdout
+
+
+@pytest.mark.parametrize(
+    ("code", "install"),
+    [
+        ('troth.create_faithfulness_scorer("local")', 'pip install "troth[local]"'),
+        ('troth.create_hallucination_scorer(troth.Judge("verifier"))', 'pip install "troth[local]"'),
+        ('troth.create_answer_relevancy_scorer("llm")', 'pip install "troth[local-llm]"'),
+        ("troth.RayEngine(workers=2)", 'pip install "troth[ray]"'),
+        ('troth.ParquetStore("runs.parquet")', 'pip install pyarrow (or "troth[ray]")'),
+    ],
+)
+def test_a_missing_extra_fails_when_built(bare_python: Path, code: str, install: str) -> None:
+    raises_missing(bare_python, code, install)
+
+
+def test_the_cli_names_the_extra_in_one_line_and_http_judges_need_none(bare_python: Path) -> None:
+    out = run(bare_python, "-m", "troth", "score", "--example")
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip() == (
+        'error: The claim verifier needs onnxruntime, tokenizers and numpy, not installed; install it with: '
+        'pip install "troth[local]"'
+    )
+    built = run(bare_python, "-c", 'import troth; troth.create_faithfulness_scorer("openai/gpt-4o-mini"); print("ok")')
+    assert built.stdout.strip() == "ok", built.stderr
