@@ -11,6 +11,7 @@ TrothError
 ├── OutputTooLongError (ValueError)     output exceeds the configured limit
 ├── ContextFunctionError                the user's get_context function raised
 ├── InvalidTextError (ValueError)       text that is not valid Unicode (a lone surrogate)
+├── InvalidTranscriptError (ValueError) a chat transcript with a field of the wrong type (named)
 ├── JudgeError                          a judge call failed
 │   ├── JudgeConnectionError            HTTP failure / timeout after retries
 │   ├── JudgeResponseError              a reply that is not a valid chat completion, after retries
@@ -105,6 +106,13 @@ class OutputTooLongError(TrothError, ValueError):
 
 class InvalidTextError(TrothError, ValueError):
     """A text to check holds characters no judge can be sent (lone surrogates)."""
+
+    step = "prepare"
+
+
+class InvalidTranscriptError(TrothError, ValueError):
+    """A chat transcript whose field has a type it cannot have; the message names the field
+    (``messages[2].toolInvocations``)."""
 
     step = "prepare"
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from troth.engines.targets import call_target, normalise_output
-from troth.errors import ScorerRunError, TrothError
+from troth.errors import InvalidTranscriptError, ScorerRunError, TrothError
 from troth.evals.eval_result import ItemError, ItemResult, OnItemComplete
 from troth.evals.records import to_record
 from troth.redaction import redact
@@ -65,7 +65,11 @@ async def score_item(
         if scorers and outcome.item["output"] is None and not await _run_target(target, outcome):
             return outcome
         output = outcome.item["output"]
-        transcript = Transcript.read(output) if is_messages(output) else None
+        try:
+            transcript = Transcript.read(output) if is_messages(output) else None
+        except InvalidTranscriptError as exc:  # the item's data: no scorer could read it
+            outcome.errors["data"] = item_error(exc)
+            return outcome
         if outcome.item["context"] is None and transcript is not None:
             outcome.item["context"] = transcript.tool_results or None
         scored = _Scoring(outcome, transcript, eval_id, keep_records, source, trace_id)

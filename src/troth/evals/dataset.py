@@ -57,8 +57,13 @@ def check_row(row: Any, where: str, *, default_id: str | None = None) -> dict[st
         item["id"] = default_id
     else:
         raise ValueError(f"{where} has no 'id'")
-    if item["context"] is not None and isinstance(item["context"], str):
-        item["context"] = [item["context"]]
+    context = item["context"]
+    if isinstance(context, str):
+        item["context"] = [context]
+    elif context is not None and not (isinstance(context, list) and all(isinstance(c, str) for c in context)):
+        raise TypeError(f"{where}: 'context' must be a string or a list of strings, not {type(context).__name__}")
+    if item["metadata"] is not None and not isinstance(item["metadata"], Mapping):
+        raise TypeError(f"{where}: 'metadata' must be an object, not {type(item['metadata']).__name__}")
     item["metadata"] = dict(item["metadata"] or {})
     return item
 

@@ -10,9 +10,10 @@ Two message styles are understood:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
+
+from troth.errors import InvalidTranscriptError
 
 
 def is_messages(value: object) -> bool:
@@ -64,7 +65,16 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-def _invocation_results(items: Iterable[Any]) -> list[str]:
+def _listed(value: Any, where: str) -> list[Any]:
+    """``value`` when it is a list; nothing for None; InvalidTranscriptError naming ``where`` otherwise."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InvalidTranscriptError(f"{where} must be a list, not {type(value).__name__}")
+    return value
+
+
+def _invocation_results(items: list[Any]) -> list[str]:
     out = []
     for inv in items:
         if isinstance(inv, dict) and inv.get("state") == "result" and "result" in inv:
@@ -72,9 +82,9 @@ def _invocation_results(items: Iterable[Any]) -> list[str]:
     return out
 
 
-def _part_results(parts: Iterable[Any]) -> list[str]:
+def _part_results(parts: list[Any], where: str) -> list[str]:
     out: list[str] = []
-    for part in parts:
+    for i, part in enumerate(parts):
         if not isinstance(part, dict):
             continue
         kind = part.get("type")
@@ -84,30 +94,39 @@ def _part_results(parts: Iterable[Any]) -> list[str]:
             value = part.get("result", part.get("output"))
             if value is not None:
                 out.append(_as_segment(value))
+        elif kind is not None and not isinstance(kind, str):
+            raise InvalidTranscriptError(f"{where}[{i}].type must be a string, not {type(kind).__name__}")
     return out
 
 
+def _tool_message(content: Any, where: str) -> list[str]:
+    """The result(s) a ``tool`` message carries."""
+    if isinstance(content, list) and any(isinstance(p, dict) and p.get("type") == "tool-result" for p in content):
+        return _part_results(content, f"{where}.content")
+    if content is None:
+        return []
+    return [_as_segment(_text_of(content) if isinstance(content, list) else content)]
+
+
 def tool_results(messages: list[Any]) -> list[str]:
-    """Every tool-call result in the transcript, in order, one context segment each."""
+    """Every tool-call result in the transcript, in order, one context segment each.
+
+    Raises InvalidTranscriptError naming a field that holds a value of the wrong kind (a number
+    where a list of tool invocations belongs, say)."""
     segments: list[str] = []
-    for raw in messages:
-        msg = as_dict(raw)
+    for n, raw in enumerate(messages):
+        msg, where = as_dict(raw), f"messages[{n}]"
         content = msg.get("content")
         if msg.get("role") == "tool":
-            if isinstance(content, list) and any(
-                isinstance(p, dict) and p.get("type") == "tool-result" for p in content
-            ):
-                segments.extend(_part_results(content))
-            elif content is not None:
-                text = _text_of(content) if isinstance(content, list) else content
-                segments.append(_as_segment(text))
+            segments.extend(_tool_message(content, where))
             continue
-        segments.extend(_invocation_results(msg.get("toolInvocations") or []))
+        segments.extend(_invocation_results(_listed(msg.get("toolInvocations"), f"{where}.toolInvocations")))
         if isinstance(content, dict):
-            segments.extend(_invocation_results(content.get("toolInvocations") or []))
-            segments.extend(_part_results(content.get("parts") or []))
+            inner = f"{where}.content"
+            segments.extend(_invocation_results(_listed(content.get("toolInvocations"), f"{inner}.toolInvocations")))
+            segments.extend(_part_results(_listed(content.get("parts"), f"{inner}.parts"), f"{inner}.parts"))
         elif isinstance(content, list):
-            segments.extend(_part_results(content))
+            segments.extend(_part_results(content, f"{where}.content"))
     return segments
 
 
