@@ -52,7 +52,8 @@ def test_any_json_in_any_field_is_a_result_or_a_typed_error_naming_the_field(mes
 @pytest.mark.parametrize(
     ("messages", "error"),
     [
-        ([{"role": "assistant", "content": "A.", "toolInvocations": 5}], "messages[0].toolInvocations must be a list, not int"),
+        ([{"role": "assistant", "content": "A.", "toolInvocations": 5}],
+         "messages[0].toolInvocations must be a list, not int"),
         ([{"role": "assistant", "content": {"parts": "x"}}], "messages[0].content.parts must be a list, not str"),
         ([{"role": "user", "content": "q"}, {"role": "assistant", "content": {"toolInvocations": {"a": 1}}}],
          "messages[1].content.toolInvocations must be a list, not dict"),
