@@ -1,4 +1,5 @@
-"""Reading users' text files as UTF-8, with errors that name the file and the line."""
+"""Text in and out: users' files read as UTF-8 with errors that name the file and the line,
+and any stored string made printable (a lone surrogate shown as its escape)."""
 
 from __future__ import annotations
 
@@ -23,3 +24,13 @@ def decode_text(data: bytes, name: str) -> str:
         raise ValueError(
             f"{name}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); save it as UTF-8"
         ) from None
+
+
+def printable(text: str) -> str:
+    """``text`` with every character UTF-8 cannot encode (a lone surrogate) written as its
+    backslash escape, so a terminal, a pipe or a file can take it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text

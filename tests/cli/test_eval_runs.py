@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from troth.store import SQLiteStore
 from troth.testing import FakeOpenAIServer, ScriptedJudge
 
 CONTEXT = ["The museum opens at 10:00 and entry costs 12 euros."]
@@ -99,3 +100,21 @@ def test_eval_on_a_ray_cluster_with_a_rate_limit(data_file: Path, server: FakeOp
     assert sorted((r["item_id"], r["score"]) for r in rows) == [("bad", 0.5), ("good", 1.0)]
     missing = troth("eval", "nope.jsonl", *args, "--engine", "ray", cwd=tmp_path)
     assert missing.returncode == 2 and missing.stderr == "error: cannot read nope.jsonl: no such file or folder\n"
+
+
+def test_stored_text_the_terminal_cannot_take_is_printed_escaped(server: FakeOpenAIServer, tmp_path: Path) -> None:
+    server.responder = ScriptedJudge(verdicts={"10:00": ("yes", "opens at 10:00")})
+    data = tmp_path / "odd.jsonl"
+    data.write_text(json.dumps({"id": "odd", "output": "It opens at 10:00 \ud800.", "context": CONTEXT}) + "\n")
+    store = tmp_path / "s.db"
+    proc = troth("eval", str(data), "--model", "m", "--base-url", server.base_url, "--store", str(store), "-q",
+                 cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 1 and "InvalidTextError" in proc.stdout  # a typed failure, stored
+    listed = troth("runs", "list", "--store", str(store), cwd=tmp_path)
+    assert listed.returncode == 0 and listed.stderr == "" and "surroga" in listed.stdout
+    (record,) = SQLiteStore(store).list_runs()
+    shown = troth("runs", "show", record.run_id, "--store", str(store), cwd=tmp_path)
+    assert shown.returncode == 0 and "InvalidTextError" in shown.stdout, shown.stderr
+    as_json = troth("runs", "show", record.run_id, "--json", "--store", str(store), cwd=tmp_path)
+    assert as_json.returncode == 0, as_json.stderr
+    assert json.loads(as_json.stdout)["output"] == "It opens at 10:00 \ud800."  # lossless: JSON's own escape

@@ -11,7 +11,7 @@ import typer
 
 from troth.errors import TrothError
 from troth.redaction import redact
-from troth.textfiles import decode_text, read_text
+from troth.textfiles import decode_text, printable, read_text
 
 app = typer.Typer(
     help="troth: is an LLM's answer faithful to its context?",
@@ -38,5 +38,5 @@ def one_line_errors() -> Iterator[None]:
     try:
         yield
     except (TrothError, ValueError, TypeError) as exc:
-        typer.echo(f"error: {redact(str(exc))}", err=True)
+        typer.echo(f"error: {printable(redact(str(exc)))}", err=True)
         raise typer.Exit(2) from None

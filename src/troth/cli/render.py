@@ -12,14 +12,15 @@ from rich.table import Table
 
 from troth.prices import format_usd, total_cost
 from troth.redaction import redact
+from troth.textfiles import printable
 from troth.values import ScoreResult, Verdict
 
 VERDICT_STYLE = {"yes": "green", "no": "red", "unsure": "yellow"}
 
 
 def safe(value: Any) -> str:
-    """``value`` as text to embed in rich markup: secrets redacted, markup escaped."""
-    return escape(redact(str(value)))
+    """``value`` as text to embed in rich markup: secrets redacted, markup escaped, printable."""
+    return escape(redact(printable(str(value))))
 
 
 def claims_table(verdicts: Sequence[Verdict | dict[str, Any]]) -> Table:

@@ -19,6 +19,7 @@ from troth.prices import format_usd
 from troth.redaction import redact
 from troth.store import ParquetStore, SQLiteStore, Store
 from troth.store.base import DEFAULT_PATH, ENV_STORE
+from troth.textfiles import printable
 
 runs_app = typer.Typer(help="Saved scorer runs.", no_args_is_help=True)
 
@@ -90,7 +91,7 @@ def runs_show(
         if record is None:
             raise ValueError(f"no run {run_id!r} in the store")
     if as_json:
-        typer.echo(redact(json.dumps(asdict(record), indent=2, ensure_ascii=False, default=str)))
+        typer.echo(printable(redact(json.dumps(asdict(record), indent=2, ensure_ascii=False, default=str))))
         return
     console = Console()
     console.print(f"[bold]Run[/bold] {safe(record.run_id)}  eval {safe(record.eval_id)}  item {safe(record.item_id)}")
