@@ -10,6 +10,7 @@ TrothError
 ├── ContextTooLongError (ValueError)    context exceeds the configured limit
 ├── OutputTooLongError (ValueError)     output exceeds the configured limit
 ├── ContextFunctionError                the user's get_context function raised
+├── StoreError                          the store cannot be opened or written (names path and cause)
 ├── InvalidTextError (ValueError)       text that is not valid Unicode (a lone surrogate)
 ├── InvalidTranscriptError (ValueError) a chat transcript with a field of the wrong type (named)
 ├── JudgeError                          a judge call failed
@@ -108,6 +109,17 @@ class InvalidTextError(TrothError, ValueError):
     """A text to check holds characters no judge can be sent (lone surrogates)."""
 
     step = "prepare"
+
+
+class StoreError(TrothError):
+    """The store at ``path`` cannot be opened, read or written; ``cause`` says why in words
+    (read-only, disk full, locked, corrupt) and the message names the path too."""
+
+    step = "store"
+
+    def __init__(self, path: object, action: str, cause: str, detail: str = "") -> None:
+        self.path, self.action, self.cause = str(path), action, cause
+        super().__init__(f"cannot {action} the store at {path}: {cause}" + (f" ({detail})" if detail else ""))
 
 
 class InvalidTranscriptError(TrothError, ValueError):

@@ -5,7 +5,6 @@ judge-call cache degrades to misses, and a resume once the store is healthy save
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,26 +22,27 @@ def evaluate(server: FakeOpenAIServer, store: SQLiteStore) -> Any:
     return run_evals(ITEMS, [scorer], store=store, eval_id="store-faults", quiet=True)
 
 
-def refuse(message: str) -> Callable[..., None]:
-    def write(*args: object) -> None:
-        raise sqlite3.OperationalError(message)
-
-    return write
-
-
-@pytest.mark.parametrize("message", ["attempt to write a readonly database", "database or disk is full"])
-def test_unwritable_store_keeps_scores_and_names_the_step(
-    message: str, fault_server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("pragma", "cause"),
+    [("PRAGMA query_only = 1", "it is read-only"), ("PRAGMA max_page_count = 1", "the disk is full")],
+)
+def test_unwritable_store_keeps_scores_and_names_the_cause(
+    pragma: str, cause: str, fault_server: FakeOpenAIServer, tmp_path: Path
 ) -> None:
     db = tmp_path / "s.db"
     store = SQLiteStore(db)
-    with monkeypatch.context() as patched:
-        patched.setattr(SQLiteStore, "_write", refuse(message))
-        result = evaluate(fault_server, store)
+    store._conn.execute(pragma)  # SQLite itself refuses every write: read-only, or no page left to grow into
+    result = evaluate(fault_server, store)
     assert {it.id: it.results["faithfulness"].score for it in result.items} == EXPECTED
     for item in result.items:
-        assert item.errors["store"].step == "store" and message in item.errors["store"].message
-    assert result.summary.failed_items == len(ITEMS) and rows(db) == []
+        error = item.errors["store"]
+        assert (error.type, error.step) == ("StoreError", "store")
+        assert error.message.startswith(f"cannot write the store at {db}: {cause}"), error.message
+        assert "cannot rollback" not in error.message  # the real cause, not the failed rollback after it
+    summary = result.summary
+    assert (summary.scored_items, summary.unsaved_items, summary.failed_items) == (len(ITEMS), len(ITEMS), 0)
+    assert summary.scorers["faithfulness"].mean is not None and rows(db) == []
+    store._conn.execute(pragma.replace("= 1", "= 0") if "query_only" in pragma else "PRAGMA max_page_count = 100000")
 
     again = evaluate(fault_server, store)  # healthy now: every item scored and saved once
     assert {it.id: it.results["faithfulness"].score for it in again.items} == EXPECTED
@@ -60,8 +60,8 @@ def test_store_locked_by_another_writer(fault_server: FakeOpenAIServer, tmp_path
         other.execute("ROLLBACK")
         other.close()
     assert {it.id: it.results["faithfulness"].score for it in result.items} == EXPECTED
-    assert {it.errors["store"].type for it in result.items} == {"OperationalError"}
-    assert all("locked" in it.errors["store"].message for it in result.items)
+    assert {it.errors["store"].type for it in result.items} == {"StoreError"}
+    assert all("it is locked by another writer" in it.errors["store"].message for it in result.items)
     again = evaluate(fault_server, store)
     assert again.summary.failed_items == 0 and [r[0] for r in rows(db)] == sorted(EXPECTED)
 

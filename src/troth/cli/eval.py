@@ -17,6 +17,7 @@ from troth.cli.app import one_line_errors
 from troth.cli.render import safe
 from troth.prices import format_usd
 from troth.redaction import redact
+from troth.textfiles import printable
 
 if TYPE_CHECKING:
     from troth.evals import EvalResult
@@ -101,12 +102,24 @@ def _finish(result: EvalResult, scorer_id: str, *, out: Path | None, report: Pat
                 fh.write(redact(json.dumps(row, ensure_ascii=False, default=str)) + "\n")
     if report is not None:
         console.print(f"report: {write_html(result, report)}")
+    _unsaved(result, out)
     if threshold is not None:
         _gate(console, result, scorer_id, threshold)
     elif result.summary.failed_items:
         s = result.summary
         console.print(f"[red]{s.failed_items} of {s.total_items} item(s) failed[/red]")
         raise typer.Exit(1)
+
+
+def _unsaved(result: EvalResult, out: Path | None) -> None:
+    """Scores the store could not keep: one line naming the store's failure, exit status 2."""
+    unsaved = [it for it in result.items if not it.saved]
+    if not unsaved:
+        return
+    where = f"their scores are in {out}" if out is not None else "pass --out to keep their scores"
+    message = printable(redact(unsaved[0].errors["store"].message))
+    typer.echo(f"error: {message}; {len(unsaved)} of {len(result.items)} item(s) not saved: {where}", err=True)
+    raise typer.Exit(2)
 
 
 @contextmanager
@@ -135,6 +148,8 @@ def _print_summary(console: Console, result: EvalResult, scorer_id: str) -> None
     console.print(table)
     for item in result.items:
         for key, err in item.errors.items():
+            if key == "store":
+                continue  # one line for them all (_unsaved)
             where = f"{safe(key)} failed in {safe(err.step)}" if err.step else f"{safe(key)} failed"
             console.print(f"[red]item {safe(item.id)}: {where}: {safe(err.type)}: {safe(err.message)}[/red]")
 

@@ -54,7 +54,7 @@ def open_existing(store: Path | None) -> Store:
         return ParquetStore(path)
     if not path.is_file():
         raise ValueError(f"no store at {path}: run an evaluation first, or pass --store")
-    return SQLiteStore(path)
+    return SQLiteStore(path, read_only=True)
 
 
 @runs_app.command("list")

@@ -36,7 +36,18 @@ class ItemResult:
 
     @property
     def failed(self) -> bool:
+        """True when anything about the item failed (its scoring, or saving it)."""
         return bool(self.errors)
+
+    @property
+    def scored(self) -> bool:
+        """True when every scorer gave a result, saved or not (no error but the store's)."""
+        return not (set(self.errors) - {"store"})
+
+    @property
+    def saved(self) -> bool:
+        """False when the store could not keep this item's results."""
+        return "store" not in self.errors
 
 
 @dataclass
@@ -51,6 +62,9 @@ class ScorerSummary:
 
 @dataclass
 class EvalSummary:
+    """Counts of a run: ``scored_items`` have every score (``unsaved_items`` of them could not be
+    stored: their scores are in the result only); ``failed_items`` lack a score."""
+
     total_items: int
     scored_items: int
     failed_items: int
@@ -62,6 +76,7 @@ class EvalSummary:
     wall_s: float
     scorers: dict[str, ScorerSummary]
     cost_usd: float | None = None  # None when a judge's price is unknown
+    unsaved_items: int = 0
 
 
 @dataclass
@@ -114,7 +129,7 @@ def summarise(items: list[ItemResult], entries: list[ScorerEntry], wall: float) 
     per: dict[str, ScorerSummary] = {}
     for e in entries:
         sid = e.scorer.id
-        scores = [it.results[sid].score for it in items if sid in it.results and not it.failed]
+        scores = [it.results[sid].score for it in items if sid in it.results and it.scored]
         failed = sum(1 for it in items if sid in it.errors or "target" in it.errors)
         passed = sum(1 for s in scores if s >= e.threshold) if e.threshold is not None else None
         per[sid] = ScorerSummary(
@@ -128,8 +143,9 @@ def summarise(items: list[ItemResult], entries: list[ScorerEntry], wall: float) 
     usages = [u for it in items if not it.resumed for r in it.results.values() for u in r.usage.values()]
     return EvalSummary(
         total_items=len(items),
-        scored_items=sum(1 for it in items if not it.failed),
-        failed_items=sum(1 for it in items if it.failed),
+        scored_items=sum(1 for it in items if it.scored),
+        failed_items=sum(1 for it in items if not it.scored),
+        unsaved_items=sum(1 for it in items if not it.saved),
         resumed_items=sum(1 for it in items if it.resumed),
         judge_calls=sum(u.calls for u in usages),
         cached_calls=sum(u.cached_calls for u in usages),

@@ -16,9 +16,11 @@ from typing import Any, TypedDict, Unpack
 from troth._keywords import check_keywords
 from troth._sync import run_sync
 from troth.engines.base import Engine, EvalJob
+from troth.engines.item import item_error
 from troth.engines.local import LocalEngine
+from troth.errors import StoreError
 from troth.evals.entries import scorer_entries
-from troth.evals.eval_result import EvalResult, OnItemComplete, summarise
+from troth.evals.eval_result import EvalResult, ItemResult, OnItemComplete, summarise
 from troth.ratelimit import RateLimit, check_rate_limit
 from troth.store import Store, open_store
 
@@ -77,7 +79,7 @@ async def arun_evals(
     try:
         results = await runner.run(job)
         if kept is not None:
-            kept.flush()
+            flush(kept, results)
     except BaseException:
         if kept is not None:  # interrupted: what was scored is written, for a resume
             with contextlib.suppress(Exception):
@@ -87,8 +89,21 @@ async def arun_evals(
         for judge in judges:
             await judge.aclose()
         if kept is not None and settings.store is not kept:
-            kept.close()
+            with contextlib.suppress(StoreError):  # a write that failed is on the items already
+                kept.close()
     return EvalResult(job.eval_id, list(results), summarise(results, entries, time.perf_counter() - started_at))
+
+
+def flush(store: Store, results: list[ItemResult]) -> None:
+    """Write out what the store buffers; if it cannot, the items of the runs left unwritten keep
+    the StoreError (step ``store``): their scores are returned, counted as not saved."""
+    try:
+        store.flush()
+    except StoreError as exc:
+        lost = {(r.eval_id, r.item_id) for r in store.unsaved()}
+        for res in results:
+            if any(item_id == res.id for _, item_id in lost):
+                res.errors["store"] = item_error(exc, "store")
 
 
 def run_evals(

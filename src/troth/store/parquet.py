@@ -9,6 +9,7 @@ There is no judge-call cache. Needs pyarrow (``troth[ray]`` brings it).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import uuid
@@ -17,6 +18,7 @@ from typing import Any
 
 from troth.extras import load, require
 from troth.store.base import RunRecord
+from troth.store.failures import store_error
 from troth.store.rows import COLUMNS, NUMBER_FIELDS, from_row, to_row
 
 
@@ -33,7 +35,10 @@ class ParquetStore:
             raise ValueError(f"rows_per_file must be a positive integer, not {rows_per_file!r}")
         self.pa, self.pq = _pyarrow()
         self.folder, self.rows_per_file = Path(folder), rows_per_file
-        self.folder.mkdir(parents=True, exist_ok=True)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise store_error(self.folder, "open", exc) from None
         self.prefix, self.parts = uuid.uuid4().hex[:8], 0
         self.buffer: list[dict[str, Any]] = []
         self.lock = threading.Lock()
@@ -56,14 +61,26 @@ class ParquetStore:
             self._write_part()
 
     def _write_part(self) -> None:
+        """The buffer as one part, written whole or not at all; a failure (read-only, disk full)
+        is a StoreError and the buffer is kept, for the next write or :meth:`unsaved`."""
         if not self.buffer:
             return
         name = f"part-{self.prefix}-{self.parts:05d}.parquet"
         tmp = self.folder / f".{name}.tmp"
-        self.pq.write_table(self.pa.Table.from_pylist(self.buffer, schema=self.schema), tmp)
-        os.replace(tmp, self.folder / name)
+        try:
+            self.pq.write_table(self.pa.Table.from_pylist(self.buffer, schema=self.schema), tmp)
+            os.replace(tmp, self.folder / name)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise store_error(self.folder, "write", exc) from None
         self.parts += 1
         self.buffer = []
+
+    def unsaved(self) -> list[RunRecord]:
+        """The records saved here but not yet written to a part."""
+        with self.lock:
+            return [from_row(r) for r in self.buffer]
 
     def records(self) -> list[RunRecord]:
         """Every record: the written parts, then the buffer."""

@@ -10,6 +10,8 @@ cannot encode (lone surrogates) is stored escaped rather than failing the write.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import sqlite3
@@ -17,8 +19,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from troth.errors import ConfigError
 from troth.store.base import RunRecord, now
+from troth.store.failures import store_error
 from troth.store.rows import COLUMNS, from_row, storable, to_row
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (
@@ -74,17 +76,40 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
 class SQLiteStore:
     """Runs and the judge-call cache in one SQLite file."""
 
-    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0) -> None:
-        self.path, self.timeout = Path(path), timeout
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False, isolation_level=None)
-        except (OSError, sqlite3.Error) as exc:
-            raise ConfigError(f"cannot open the store at {self.path}: {exc}") from exc
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, read_only: bool = False) -> None:
+        self.path, self.timeout, self.read_only = Path(path), timeout, read_only
         self._lock = threading.Lock()
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
-        self._migrate()
+        try:
+            self._conn = self._read_only() if read_only else self._writable()
+        except (OSError, sqlite3.Error) as exc:
+            raise store_error(self.path, "open", exc) from None
+
+    def _writable(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if _on_read_only_mount(self.path.parent):
+            raise OSError(errno.EROFS, "read-only file system", str(self.path.parent))
+        conn = sqlite3.connect(self.path, timeout=self.timeout, check_same_thread=False, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA busy_timeout={int(self.timeout * 1000)}")
+            self._conn = conn
+            self._migrate()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _read_only(self) -> sqlite3.Connection:
+        """A connection that never writes: for a store on a read-only mount, ``immutable`` too
+        (SQLite then needs no lock or WAL index beside the file)."""
+        if not self.path.is_file():
+            raise FileNotFoundError(errno.ENOENT, "no such file", str(self.path))
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        writable_dir = os.access(self.path.parent, os.W_OK) and not _on_read_only_mount(self.path)
+        conn = sqlite3.connect(uri if writable_dir else uri + "&immutable=1", uri=True, check_same_thread=False,
+                               timeout=self.timeout)  # fmt: skip
+        conn.execute("SELECT count(*) FROM runs").fetchone()  # not a store (or corrupt): fail now
+        return conn
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
@@ -104,7 +129,9 @@ class SQLiteStore:
                         self._conn.execute("INSERT INTO migrations VALUES (?, ?)", (name, now()))
                 self._conn.execute("COMMIT")
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                if self._conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
                 raise
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -117,14 +144,20 @@ class SQLiteStore:
             return [r[0] for r in self._conn.execute("SELECT name FROM migrations ORDER BY applied_at, name")]
 
     def _write(self, *statements: tuple[str, tuple[Any, ...]]) -> None:
+        """One transaction; a failure is a StoreError naming its cause (after a failed COMMIT,
+        SQLite may have rolled back already: the rollback here then does nothing)."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
             try:
+                self._conn.execute("BEGIN IMMEDIATE")
                 for sql, params in statements:
                     self._conn.execute(sql, params)
                 self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
+            except BaseException as exc:
+                if self._conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise store_error(self.path, "write", exc) from None
                 raise
 
     def save_run(self, record: RunRecord) -> None:
@@ -141,8 +174,11 @@ class SQLiteStore:
         return from_row(dict(zip(COLUMNS, row, strict=True)))
 
     def _select(self, where: str = "", params: tuple[Any, ...] = (), tail: str = "") -> list[RunRecord]:
-        with self._lock:
-            rows = self._conn.execute(f"SELECT {', '.join(COLUMNS)} FROM runs {where} {tail}", params).fetchall()
+        try:
+            with self._lock:
+                rows = self._conn.execute(f"SELECT {', '.join(COLUMNS)} FROM runs {where} {tail}", params).fetchall()
+        except sqlite3.Error as exc:
+            raise store_error(self.path, "read", exc) from None
         return [self._record(r) for r in rows]
 
     def get_run(self, run_id: str) -> RunRecord | None:
@@ -178,6 +214,10 @@ class SQLiteStore:
     def flush(self) -> None:
         """Nothing to do: every write is committed as it is made."""
 
+    def unsaved(self) -> list[RunRecord]:
+        """None: a write either commits or fails at once."""
+        return []
+
     def close(self) -> None:
         with self._lock:
             self._conn.close()
@@ -185,3 +225,11 @@ class SQLiteStore:
 
 def _open_sqlite(path: Path, timeout: float) -> SQLiteStore:
     return SQLiteStore(path, timeout=timeout)
+
+
+def _on_read_only_mount(path: Path) -> bool:
+    """True when the file system holding ``path`` is mounted read-only (os.access does not say so to root)."""
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
