@@ -156,8 +156,10 @@ class JudgeConnectionError(JudgeError):
         step: str | None = None,
         model: str | None = None,
         status_code: int | None = None,
+        retry_after: float | None = None,
+        over_budget: bool = False,
     ) -> None:
-        self.status_code = status_code
+        self.status_code, self.retry_after, self.over_budget = status_code, retry_after, over_budget
         super().__init__(message, step=step, model=model)
 
 

@@ -61,6 +61,9 @@ def eval_command(
     workers: Annotated[int, typer.Option(help="Ray: scoring actors.")] = 2,
     rpm: Annotated[float | None, typer.Option(help="Provider limit: requests per minute, for the whole run.")] = None,
     tpm: Annotated[float | None, typer.Option(help="Provider limit: tokens per minute, for the whole run.")] = None,
+    max_wait: Annotated[
+        float, typer.Option(help="Seconds one judge call may wait for rate limits in all (then the item fails).")
+    ] = 120.0,
 ) -> None:
     """Score every item of DATA for faithfulness."""
     from troth.engines import RayEngine
@@ -72,7 +75,7 @@ def eval_command(
 
     eval_id = eval_id or new_eval_id()
     with one_line_errors(), _resumable(eval_id, kept=not no_store):
-        judge = Judge(model, base_url=base_url) if base_url else Judge(model)
+        judge = Judge(model, base_url=base_url, rate_limit_wait=max_wait)
         scorer = create_faithfulness_scorer(judge, scale=scale)
         on_ray = RayEngine(ray_address, workers, concurrency) if engine is EngineName.ray else None
         result = run_evals(

@@ -36,8 +36,8 @@ class LocalEngine:
         items: list[dict[str, Any]] = job.data
         cache = BestEffortCache(job.store) if job.cache and job.store is not None else None
         pacer = LocalPacer(job.rate_limit) if job.rate_limit is not None else None
-        token = RUN_SETTINGS.set(RunSettings(cache, asyncio.Semaphore(job.concurrency), pacer))
         progress = Progress(len(items), job.quiet)
+        token = RUN_SETTINGS.set(RunSettings(cache, asyncio.Semaphore(job.concurrency), pacer, progress.waiting))
         done = job.store.completed(job.eval_id) if job.store is not None else {}
         gate = asyncio.Semaphore(max(job.concurrency * 2, 4))
         try:

@@ -40,6 +40,12 @@ class Progress:
         for r in item.results.values():
             self.scores.append(r.score)
             self.tokens += sum(u.prompt_tokens + u.completion_tokens for u in r.usage.values())
+        self._progress.update(self._task, advance=1, info=self._info())
+
+    def waiting(self, seconds: float) -> None:
+        """A judge call about to wait ``seconds`` for a rate limit: said on the line until the next item."""
+        self._progress.update(self._task, info=f"{self._info()} · waiting {seconds:.0f}s (rate limit)")
+
+    def _info(self) -> str:
         mean = sum(self.scores) / len(self.scores) if self.scores else 0.0
-        info = f"failed {self.failed} · mean {mean:.3f} · {self.tokens:,} tokens"
-        self._progress.update(self._task, advance=1, info=info)
+        return f"failed {self.failed} · mean {mean:.3f} · {self.tokens:,} tokens"

@@ -43,7 +43,7 @@ def completer(
                                       retry=bool(problem))
                 )  # fmt: skip
 
-        completion = await policy.wait_out_rate_limits(call)
+        completion = await policy.wait_out_rate_limits(call, settings.on_wait)
 
         def keep() -> None:  # called by the policy once the answer validated
             if settings.cache is not None:

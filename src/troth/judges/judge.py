@@ -38,8 +38,10 @@ class Judge:
 
     ``output_retries`` bounds how often an invalid answer is asked again (with the
     validation error fed back); ``max_retries`` bounds transport retries (429, 5xx, timeouts).
-    A rate limit that outlasts those retries is waited out, with backoff, for up to
-    ``rate_limit_wait`` seconds in all before the call fails. The backend is built at first use;
+    ``rate_limit_wait`` is one judge call's wait budget: the waits a server asks for
+    (``Retry-After``), the client library's retries and troth's own backoff all come out of it,
+    and a wait past it fails the call with a JudgeConnectionError saying what the server asked
+    for and what was left. The backend is built at first use;
     its :attr:`capabilities` then decide the defaults left as None here.
     """
 
@@ -66,6 +68,8 @@ class Judge:
     ) -> None:
         check_arguments(model, timeout, yes_threshold, max_retries, output_retries, max_tokens, max_tokens_limit)
         check_band(uncertain_band)
+        if isinstance(rate_limit_wait, bool) or not isinstance(rate_limit_wait, (int, float)) or rate_limit_wait < 0:
+            raise ValueError(f"rate_limit_wait must be a number of seconds >= 0, not {rate_limit_wait!r}")
         provider, name = route(model, base_url) if backend is None else ("custom", model)
         if backend is None:
             check_installed(provider)  # a missing extra fails here, before any item runs

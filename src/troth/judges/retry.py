@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from troth.errors import JudgeConnectionError, JudgeError, JudgeOutputError, JudgeResponseError, JudgeTruncatedError
 from troth.judges.base import Completion, Message
 from troth.judges.parsing import describe, parse_json_output
+from troth.judges.waits import WAIT_BUDGET, WaitBudget
 from troth.prompts.common import REPAIR_REQUEST, render
 from troth.values import Prices, StepUsage
 
@@ -39,18 +40,30 @@ class RetryPolicy:
     fixed_budget: bool = False
     rate_limit_wait: float = 120.0
 
-    async def wait_out_rate_limits(self, call: Callable[[], Awaitable[R]]) -> R:
-        """``call()``, repeated while it fails with HTTP 429, for up to ``rate_limit_wait`` seconds."""
-        waited, delay = 0.0, 1.0
-        while True:
-            try:
-                return await call()
-            except JudgeConnectionError as exc:
-                if exc.status_code != 429 or waited + delay > self.rate_limit_wait:
-                    raise
-                await asyncio.sleep(delay * (0.75 + 0.5 * random.random()))
-                waited += delay
-                delay = min(delay * 2, 30.0)
+    async def wait_out_rate_limits(
+        self, call: Callable[[], Awaitable[R]], on_wait: Callable[[float], None] | None = None
+    ) -> R:
+        """``call()``, repeated while it fails with HTTP 429, within one wait budget of
+        ``rate_limit_wait`` seconds that the client library's retries spend from too (see
+        :mod:`troth.judges.waits`); a wait past it is a JudgeConnectionError saying so."""
+        budget = WaitBudget(self.rate_limit_wait, on_wait=on_wait)
+        token = WAIT_BUDGET.set(budget)
+        try:
+            delay = 1.0
+            while True:
+                try:
+                    return await call()
+                except JudgeConnectionError as exc:
+                    if exc.status_code != 429 or exc.over_budget:
+                        raise
+                    wait = exc.retry_after if exc.retry_after is not None else delay * (0.75 + 0.5 * random.random())
+                    if not budget.fits(wait):
+                        raise over_budget(exc, wait, budget) from exc
+                    budget.waiting(wait)
+                    await asyncio.sleep(wait)
+                    delay = min(delay * 2, 30.0)
+        finally:
+            WAIT_BUDGET.reset(token)
 
     async def generate(
         self,
@@ -127,3 +140,13 @@ async def _one(
 def _with_usage(exc: JudgeError, usage: StepUsage) -> JudgeError:
     exc.usage = usage
     return exc
+
+
+def over_budget(exc: JudgeConnectionError, wait: float, budget: WaitBudget) -> JudgeConnectionError:
+    """The error of a call whose next wait does not fit its wait budget."""
+    return JudgeConnectionError(
+        f"{exc.model or 'the judge'} answered HTTP {exc.status_code} and would need a wait of {wait:.0f}s, but "
+        f"{budget.remaining():.0f}s of this judge call's wait budget of {budget.seconds:g}s are left "
+        "(Judge(rate_limit_wait=...), troth eval --max-wait)",
+        step=exc.step, model=exc.model, status_code=exc.status_code, retry_after=wait, over_budget=True,
+    )  # fmt: skip

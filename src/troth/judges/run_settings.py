@@ -8,6 +8,7 @@ batch run all are absent.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -26,6 +27,7 @@ class RunSettings:
     cache: CallCache | None = None
     limiter: asyncio.Semaphore | None = None
     pacer: Pacer | None = None
+    on_wait: Callable[[float], None] | None = None  # a long rate-limit wait, for the progress line
 
 
 RUN_SETTINGS: ContextVar[RunSettings | None] = ContextVar("troth_run_settings", default=None)

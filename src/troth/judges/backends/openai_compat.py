@@ -13,6 +13,7 @@ import os
 import weakref
 from typing import Any
 
+import httpx
 import openai
 
 from troth.errors import JudgeConnectionError, JudgeResponseError, MissingAPIKeyError
@@ -20,6 +21,7 @@ from troth.judges.base import BackendBase, Completion, CompletionRequest
 from troth.judges.capabilities import Capabilities, StructuredMode
 from troth.judges.options import BackendOptions
 from troth.judges.providers import PROVIDERS
+from troth.judges.waits import WAIT_BUDGET, WaitBudget, retry_after
 from troth.redaction import contains_secret, remember
 from troth.values import Prices
 
@@ -65,6 +67,7 @@ class OpenAICompatBackend(BackendBase):
                 base_url=self._base_url,
                 timeout=self._timeout,
                 max_retries=self._max_retries,
+                http_client=openai.DefaultAsyncHttpxClient(event_hooks={"response": [_watch_waits]}),
             )
             self._clients[loop] = client
         return client
@@ -105,6 +108,13 @@ class OpenAICompatBackend(BackendBase):
         tries = self._max_retries + 1
         try:
             raw = await self._client().chat.completions.with_raw_response.create(**kwargs)
+        except _OverBudget as exc:
+            raise JudgeConnectionError(
+                f"{self.model_id} answered HTTP {exc.status} asking for a wait of {exc.asked:.0f}s, but "
+                f"{exc.left:.0f}s of this judge call's wait budget of {exc.budget:g}s are left "
+                "(Judge(rate_limit_wait=...), troth eval --max-wait)",
+                model=self.model_id, status_code=exc.status, retry_after=exc.asked, over_budget=True,
+            ) from None  # fmt: skip
         except openai.APITimeoutError as exc:
             raise JudgeConnectionError(
                 f"request to {self.model_id} timed out after {self._timeout:g}s ({tries} attempts)",
@@ -122,6 +132,7 @@ class OpenAICompatBackend(BackendBase):
                 f"{self.model_id} answered HTTP {exc.status_code}{attempts}: {_short(exc.message)}",
                 model=self.model_id,
                 status_code=exc.status_code,
+                retry_after=retry_after(exc.response.headers),
             ) from _cause(exc)
         return self._completion(raw)
 
@@ -150,6 +161,29 @@ class OpenAICompatBackend(BackendBase):
             completion_tokens=tokens[1] if isinstance(tokens[1], int) else 0,
             attempts=raw.retries_taken + 1,
         )
+
+
+class _OverBudget(openai.OpenAIError):
+    """Raised from the HTTP client when a server asks for a wait the call's budget cannot pay: the
+    SDK passes its own errors on at once, without retrying."""
+
+    def __init__(self, status: int, asked: float, budget: WaitBudget) -> None:
+        self.status, self.asked, self.left, self.budget = status, asked, budget.remaining(), budget.seconds
+        super().__init__(f"HTTP {status}: asked to wait {asked:g}s")
+
+
+async def _watch_waits(response: httpx.Response) -> None:
+    """The HTTP client's response hook: a wait the server asks for (Retry-After), which the SDK
+    would sleep before retrying, is paid from the judge call's wait budget, or fails the call."""
+    budget = WAIT_BUDGET.get()
+    if budget is None or response.status_code < 400:
+        return
+    asked = retry_after(response.headers)
+    if asked is None or asked <= 0:
+        return
+    if not budget.fits(asked):
+        raise _OverBudget(response.status_code, asked, budget)
+    budget.waiting(asked)
 
 
 def _cause(exc: BaseException) -> BaseException | None:
