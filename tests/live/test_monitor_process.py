@@ -4,9 +4,12 @@ that dies: what it held is counted and logged, and it is started again."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -99,3 +102,30 @@ def test_a_scorer_that_cannot_be_pickled_is_refused_with_the_way_out(live_server
         Monitor([scorer], store=None, isolate="process")
     with pytest.raises(ValueError, match="isolate must be"):
         Monitor([scorer], store=None, isolate="fork")  # type: ignore[arg-type]
+
+
+UNGUARDED = """
+import atexit, json, sys
+from dataclasses import asdict
+from troth import Monitor, create_faithfulness_scorer
+
+monitor = Monitor([create_faithfulness_scorer("local")], store=sys.argv[1], isolate="process", queue_size=2000,
+                  exit_timeout=2)
+for i in range(1000):
+    monitor.record(output=" ".join(f"Fact {i}-{j} holds." for j in range(1100)), context=["Fact 0-0 holds."])
+atexit.register(lambda: print(json.dumps(asdict(monitor.stats())), flush=True))
+"""
+
+
+def test_a_script_without_a_main_guard_is_told_how_to_fix_it_and_still_exits_in_bounded_time(tmp_path: Path) -> None:
+    script = tmp_path / "app.py"  # no `if __name__ == "__main__":`: the scoring process imports it again and fails
+    script.write_text(UNGUARDED, encoding="utf-8")
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "live.db")], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert time.monotonic() - started < 60
+    assert done.stderr.count('put that code under `if __name__ == "__main__":`') == 1, done.stderr[-2000:]
+    stats = json.loads(done.stdout.strip().splitlines()[-1])
+    assert stats["sampled"] == 1000 and stats["dropped"] == 0
+    assert stats["scored"] + stats["failed"] + stats["abandoned"] == 1000 and stats["abandoned"] > 0

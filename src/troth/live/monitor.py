@@ -47,6 +47,7 @@ class MonitorStats:
     dropped: int = 0  # sampled, but the queue was full (or the monitor closing)
     skipped_budget: int = 0  # sampled, but over the budget
     queue_depth: int = 0  # waiting now
+    abandoned: int = 0  # still queued or being scored when close() or the interpreter's exit gave up
     spend_usd: float | None = 0.0
 
 
@@ -85,13 +86,14 @@ class Monitor:
         if isolate not in ("thread", "process"):
             raise ValueError(f"isolate must be 'thread' or 'process', not {isolate!r}")
         self.store, self._owns_store = _store_here(store, isolate)
+        self._store_spec, self._queue_size = store, queue_size
         self._stats = MonitorStats()
         self._pending = 0  # queued or being scored
         self._keys = itertools.count()
         self._done = threading.Condition()
         self._closing = False
         self._worker: ScoringWorker = (
-            ScoringProcess(self.scorers, store, concurrency, queue_size, self._report, self._lost)
+            ScoringProcess(self.scorers, store, concurrency, queue_size, self._report, self._lost, self._failed_start)
             if isolate == "process" else ScoringThread(self.scorers, self.store, concurrency, queue_size, self._report)
         )  # fmt: skip
         _at_exit_hooks.add(self)
@@ -200,10 +202,8 @@ class Monitor:
         drained = self.flush(timeout)
         with self._done:
             self._closing = True
-            left = self._pending
         if not drained:
-            log.warning("troth monitor: %d sampled call(s) not scored at close (flush timed out after %gs)",
-                        left, timeout)  # fmt: skip
+            self._abandon(f"at close (flush timed out after {timeout:g}s)")
         ended = self._worker.stop(1.0 if not drained else 5.0)
         if self.store is not None and self._owns_store and ended:
             self.store.close()  # one the monitor opened, once nothing writes to it
@@ -212,9 +212,31 @@ class Monitor:
 
     def _at_exit(self) -> None:
         if not self.flush(self.exit_timeout):
-            log.warning("troth monitor: %d sampled call(s) not scored at exit (flush timed out after %gs)",
-                        self._pending, self.exit_timeout)  # fmt: skip
+            self._abandon(f"at exit (flush timed out after {self.exit_timeout:g}s)")
         self._worker.stop(1.0)
+
+    def _abandon(self, when: str) -> None:
+        """The calls still queued or being scored are given up: counted in ``stats().abandoned``."""
+        with self._done:
+            left, self._pending = self._pending, 0
+            self._stats.abandoned += left
+            self._done.notify_all()
+        if left:
+            log.warning("troth monitor: %d sampled call(s) not scored %s", left, when)
+
+    def _failed_start(self, reason: str, jobs: list[Job]) -> None:
+        """The scoring process could not run: said once, and the calls scored in a thread here."""
+        log.error(reason)
+        store = open_store(self._store_spec)
+        thread = ScoringThread(self.scorers, store, self.concurrency, self._queue_size, self._report)
+        with self._done:
+            self.store, self._owns_store, self._worker = store, store is not self._store_spec, thread
+            for job in jobs:
+                try:
+                    thread.put(job)
+                except queue.Full:
+                    self._stats.dropped += 1
+                    self._pending -= 1
 
     # -- what the worker reports ----------------------------------------------------------------
     def _report(self, outcomes: list[Tally]) -> None:
@@ -228,15 +250,20 @@ class Monitor:
                 self._stats.failed += not outcome.scored
                 if outcome.scored and self._stats.spend_usd is not None:
                     self._stats.spend_usd = None if outcome.cost is None else self._stats.spend_usd + outcome.cost
-            self._pending -= 1
-            self._done.notify_all()
+            self._settle(1)
 
     def _lost(self, count: int) -> None:
         """Calls a dead scoring process had taken: failed, and no longer pending."""
         with self._done:
             self._stats.failed += count
-            self._pending -= count
-            self._done.notify_all()
+            self._settle(count)
+
+    def _settle(self, count: int) -> None:
+        """``count`` calls done (the lock held); one given up already is no longer abandoned."""
+        pending = min(count, self._pending)
+        self._pending -= pending
+        self._stats.abandoned -= count - pending
+        self._done.notify_all()
 
 
 def _store_here(store: Any, isolate: str) -> tuple[Store | None, bool]:

@@ -5,7 +5,10 @@ pickling happens in that queue's feeder thread, and the judge calls, parsing and
 happen in the child, on another core and under another interpreter lock. The child reports
 each call it takes and each it finishes on an events queue, which a reader thread in the app's
 process turns into the monitor's counts. A child that dies is started again; the calls it had
-taken are counted as failed and logged, never silently lost. Prices given to ``set_prices``
+taken are counted as failed and logged, never silently lost. A child that never starts (a
+script that makes its Monitor at module level, without ``if __name__ == "__main__":``, is
+imported again by the child and fails there) is reported once with how to fix it, and the calls
+go to a thread instead: the app's ``failed_start`` hook takes them. Prices given to ``set_prices``
 before the monitor starts its process (or restarts it) are handed to it.
 """
 
@@ -29,6 +32,8 @@ from troth.scorers.base import Scorer
 from troth.store import Store, open_store
 
 log = logging.getLogger("troth.live.monitor")
+MAX_RESTARTS = 3
+"""A child that dies more often than this after starting is given up for a thread."""
 
 
 class ChildHooks:
@@ -55,6 +60,7 @@ def child_main(blob: bytes, store_spec: Any, concurrency: int, jobs: Any, events
                prices: PriceTable) -> None:  # fmt: skip
     """The child process: the app's prices, the scorers and the store; serve until STOP."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the app's; the parent stops the child
+    events.put(("started", 0, None))
     yield_cpu()
     price_tables.PRICES.set(prices.overrides())  # the app's prices, handed over with the job
     scorers: list[Scorer] = pickle.loads(blob)
@@ -69,7 +75,8 @@ class ScoringProcess:
     """The app's side: start the child, queue calls, read what it reports, restart it if it dies."""
 
     def __init__(self, scorers: list[Scorer], store_spec: Any, concurrency: int, queue_size: int,
-                 done: Callable[[list[Tally]], None], lost: Callable[[int], None]) -> None:  # fmt: skip
+                 done: Callable[[list[Tally]], None], lost: Callable[[int], None],
+                 failed_start: Callable[[str, list[Job]], None]) -> None:  # fmt: skip
         try:
             self.blob = pickle.dumps(scorers)
             pickle.dumps(store_spec)
@@ -82,7 +89,8 @@ class ScoringProcess:
         self.jobs: Any = self.ctx.Queue(maxsize=queue_size)
         self.events: Any = self.ctx.Queue()
         self.store_spec, self.concurrency = store_spec, concurrency
-        self.on_done, self.on_lost = done, lost
+        self.on_done, self.on_lost, self.on_failed_start = done, lost, failed_start
+        self.started, self.deaths = False, 0
         self.taken: set[int] = set()
         self.flushed = threading.Event()
         self.stopping = False
@@ -120,8 +128,11 @@ class ScoringProcess:
         self.process.join(timeout)
         if self.process.is_alive():
             self.process.terminate()
-            self.jobs.cancel_join_thread()  # what it never took is not waited for at exit (the monitor logs it)
-        self.reader.join(1.0)
+        # Nothing reads the queue any more: what it still holds is not waited for at exit (the
+        # monitor counts it as abandoned); waiting would block the interpreter's exit for good.
+        self.jobs.cancel_join_thread()
+        if threading.current_thread() is not self.reader:
+            self.reader.join(1.0)
         return True
 
     def _read(self) -> None:
@@ -132,7 +143,9 @@ class ScoringProcess:
                 if not self.stopping and not self.process.is_alive():
                     self._died()
                 continue
-            if kind == "taken":
+            if kind == "started":
+                self.started = True
+            elif kind == "taken":
                 self.taken.add(key)
             elif kind == "done":
                 self.taken.discard(key)
@@ -141,8 +154,41 @@ class ScoringProcess:
                 self.flushed.set()
 
     def _died(self) -> None:
-        lost, self.taken = len(self.taken), set()
+        self.deaths += 1
+        if not self.started or self.deaths > MAX_RESTARTS:
+            self._give_up()
+            return
+        lost, self.taken, self.started = len(self.taken), set(), False
         log.error("troth monitor: the scoring process died (exit code %s); %d call(s) it was scoring are "
                   "counted as failed; starting it again", self.process.exitcode, lost)  # fmt: skip
         self.on_lost(lost)
         self.process = self._start()
+
+    def _give_up(self) -> None:
+        """No child that scores: stop reading, hand every queued call to the app's hook."""
+        never = not self.started
+        reason = (
+            f"troth monitor: the scoring process could not start (exit code {self.process.exitcode}). The usual "
+            "cause: the script makes its Monitor at module level, and the new process imports the script again; "
+            'put that code under `if __name__ == "__main__":`, or pass isolate="thread". Scoring goes on in a thread.'
+            if never else
+            f"troth monitor: the scoring process died {self.deaths} times; scoring goes on in a thread."
+        )  # fmt: skip
+        lost, self.taken = len(self.taken), set()
+        if lost:
+            self.on_lost(lost)
+        self.stopping = True
+        jobs = self._drain()
+        self.jobs.cancel_join_thread()  # nothing reads it any more: never wait for it at exit
+        self.on_failed_start(reason, jobs)
+
+    def _drain(self) -> list[Job]:
+        """The calls still on the queue (nothing else reads it now)."""
+        jobs: list[Job] = []
+        while True:
+            try:
+                item = self.jobs.get(timeout=0.05)
+            except (queue.Empty, OSError, EOFError):
+                return jobs
+            if isinstance(item, Job):
+                jobs.append(item)
