@@ -73,11 +73,11 @@ def test_saving_keeps_what_it_can_and_names_what_failed() -> None:
     assert outcome.item_result().failed and set(outcome.item_result().results) == {"faithfulness", "hallucination"}
 
 
-def test_a_transcript_no_scorer_can_read_is_the_item_data_error() -> None:
+def test_a_transcript_no_scorer_can_read_fails_each_scorer_named_and_stored() -> None:
     bad = [{"role": "assistant", "content": "A.", "toolInvocations": 5}]
     outcome = asyncio.run(score_item(item(output=bad), [create_faithfulness_scorer("local")]))
-    error = outcome.errors["data"]
+    error = outcome.errors["faithfulness"]
     assert (error.type, error.message, error.step) == (
         "InvalidTranscriptError", "messages[0].toolInvocations must be a list, not int", "prepare"
     )  # fmt: skip
-    assert outcome.results == {} and outcome.records == []
+    assert outcome.results == {} and [r.error_step for r in outcome.records] == ["prepare"]

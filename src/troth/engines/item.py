@@ -67,9 +67,8 @@ async def score_item(
         output = outcome.item["output"]
         try:
             transcript = Transcript.read(output) if is_messages(output) else None
-        except InvalidTranscriptError as exc:  # the item's data: no scorer could read it
-            outcome.errors["data"] = item_error(exc)
-            return outcome
+        except InvalidTranscriptError:  # each scorer fails on it, named, and is stored as failed
+            transcript = None
         if outcome.item["context"] is None and transcript is not None:
             outcome.item["context"] = transcript.tool_results or None
         scored = _Scoring(outcome, transcript, eval_id, keep_records, source, trace_id)

@@ -93,11 +93,13 @@ class EvalResult:
         return {sid: s.mean for sid, s in self.summary.scorers.items()}
 
     def rows(self) -> list[dict[str, Any]]:
-        """One flat row per item and scorer."""
+        """One flat row per item and scorer: its score or the error that kept it from one, and
+        whether the store kept it (``saved``)."""
         out = []
         for item in self.items:
             for sid in self.summary.scorers:
-                res, err = item.results.get(sid), item.errors.get(sid) or item.errors.get("target")
+                res = item.results.get(sid)
+                err = next((item.errors[k] for k in (sid, "target", "data", "item") if k in item.errors), None)
                 out.append(
                     {
                         "item_id": item.id,
@@ -109,6 +111,7 @@ class EvalResult:
                         "input": item.input,
                         "output": item.output,
                         "run_id": res.run_id if res else None,
+                        "saved": item.saved,
                     }
                 )
         return out
