@@ -13,27 +13,18 @@ import json
 import random
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from bench.splits import read_half
+from train.pairs import CONTRADICTED, NOT_SUPPORTED, SUPPORTED, UNVERIFIABLE, Pair
 from troth.judges.strategies.pairs import WINDOW_CHARS
 from troth.text.sentences import split_sentences
 from troth.text.windows import claim_windows, context_sentences, window_text
 
-SUPPORTED, CONTRADICTED, UNVERIFIABLE, NOT_SUPPORTED = 0, 1, 2, 3
 _LABELS = {"supported": SUPPORTED, "contradicted": CONTRADICTED, "unverifiable": UNVERIFIABLE}
 # Sources whose "unverifiable" merges contradiction and neutral (see ../shared/data/train/README.md).
 _BINARY_SOURCES = ("fever-nli-binary", "mnli-binary", "summedits")
 DEV_FILES = ("cliff-val", "qags-all", "qags-sentences", "wice-dev", "begin-dev")
-
-
-@dataclass(frozen=True)
-class Pair:
-    passage: str
-    claim: str
-    target: int
-    source: str
 
 
 def passage_for(context: list[str], claim: str) -> str:

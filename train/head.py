@@ -21,7 +21,8 @@ import numpy as np
 
 from bench.common import DATA_DIR
 from bench.splits import read_half
-from train.data import DEV_FILES, SUPPORTED, passage_for, training_pairs
+from train.data import DEV_FILES, passage_for, training_pairs
+from train.pairs import SUPPORTED
 from troth.judges.backends.verifier import VerifierBackend, VerifierModel
 from troth.text.overlap import FEATURES, features
 from troth.text.sentences import split_claims

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import DATA_DIR
-from train.data import NOT_SUPPORTED, Pair, training_pairs
+from train.pairs import NOT_SUPPORTED, Pair
 
 MAX_TOKENS = 256
 # Share of each batch drawn from each source (dev halves and synthetic pairs are in-domain).
@@ -129,6 +129,8 @@ def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    from train.data import training_pairs  # troth's text helpers: here, not at import
+
     pairs = training_pairs(Path(args.data_dir), synthetic=args.synthetic, seed=args.seed)
     if args.limit:
         pairs = pairs[: args.limit]

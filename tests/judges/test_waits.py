@@ -98,3 +98,12 @@ def test_retry_after_reads_seconds_milliseconds_and_dates() -> None:
     assert retry_after({"retry-after": "3"}) == 3.0 and retry_after({"retry-after-ms": "250"}) == 0.25
     assert retry_after({"retry-after": "soon"}) is None and retry_after({}) is None
     assert retry_after({"retry-after": "Fri, 01 Jan 2100 00:00:00 GMT"}) > 1e9  # type: ignore[operator]
+
+
+async def test_a_server_asking_for_no_wait_still_ends_within_the_budget(server: FakeOpenAIServer) -> None:
+    server.responder = always(429, "0")  # type: ignore[assignment]
+    judge = Judge("m", base_url=server.base_url, api_key="k", max_retries=0, rate_limit_wait=1)
+    started = time.monotonic()
+    with pytest.raises(JudgeConnectionError, match="wait budget of 1s"):
+        await judge.generate("q", Answer, step="s")
+    assert time.monotonic() - started < 3 and len(server.requests) < 5  # backoff, not a busy loop

@@ -56,7 +56,8 @@ class RetryPolicy:
                 except JudgeConnectionError as exc:
                     if exc.status_code != 429 or exc.over_budget:
                         raise
-                    wait = exc.retry_after if exc.retry_after is not None else delay * (0.75 + 0.5 * random.random())
+                    # what the server asked for, but never less than the backoff: a loop that waits 0 never ends
+                    wait = max(exc.retry_after or 0.0, delay * (0.75 + 0.5 * random.random()))
                     if not budget.fits(wait):
                         raise over_budget(exc, wait, budget) from exc
                     budget.waiting(wait)
