@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from troth.agents.run import AgentRun
 from troth.engines.targets import call_target, normalise_output
 from troth.errors import InvalidTranscriptError, ScorerRunError, TrothError
 from troth.evals.eval_result import ItemError, ItemResult, OnItemComplete
@@ -64,13 +65,11 @@ async def score_item(
     try:
         if scorers and outcome.item["output"] is None and not await _run_target(target, outcome):
             return outcome
-        output = outcome.item["output"]
-        try:
-            transcript = Transcript.read(output) if is_messages(output) else None
-        except InvalidTranscriptError:  # each scorer fails on it, named, and is stored as failed
-            transcript = None
+        transcript = _transcript(outcome)
         if outcome.item["context"] is None and transcript is not None:
             outcome.item["context"] = transcript.tool_results or None
+        if isinstance(outcome.target_output, AgentRun):
+            trace_id = outcome.target_output.run_id or trace_id
         scored = _Scoring(outcome, transcript, eval_id, keep_records, source, trace_id)
         await asyncio.gather(*(scored.run(scorer, item["context"]) for scorer in scorers))
     except Exception as exc:  # a failure of this item's own handling: kept on the item
@@ -78,11 +77,28 @@ async def score_item(
     return outcome
 
 
+def _transcript(outcome: Outcome) -> Transcript | None:
+    """The item's output read once as a transcript: a chat transcript, or an agent's run (its
+    answer and what its tools returned); None for a plain answer, or one no scorer can read
+    (each scorer then fails on it, named, and is stored as failed)."""
+    run, output = outcome.target_output, outcome.item["output"]
+    if isinstance(run, AgentRun):
+        return Transcript([], run.output, str(outcome.item["input"] or ""), run.context)
+    try:
+        return Transcript.read(output) if is_messages(output) else None
+    except InvalidTranscriptError:
+        return None
+
+
 async def _run_target(target: Any, outcome: Outcome) -> bool:
-    """The target's answer put on the outcome's item; False (and the error kept) when it failed."""
+    """The target's answer put on the outcome's item (an agent's run kept in its metadata);
+    False (and the error kept) when it failed."""
     try:
         outcome.target_output = await call_target(target, outcome.item["input"])
         outcome.item["output"] = normalise_output(outcome.target_output)
+        run = outcome.target_output
+        if isinstance(run, AgentRun):
+            outcome.item["metadata"] = {**(outcome.item.get("metadata") or {}), "agent": run.summary()}
     except Exception as exc:  # user code: the item fails, the run goes on
         outcome.errors["target"] = item_error(exc, "target")
         return False

@@ -12,6 +12,7 @@ from typing import Any
 
 from troth.engines.base import EvalJob
 from troth.engines.item import item_complete, save_outcome, score_item
+from troth.engines.targets import check_runnable
 from troth.evals.dataset import check_target, load_items
 from troth.evals.eval_result import ItemResult
 from troth.evals.progress import Progress
@@ -30,6 +31,7 @@ class LocalEngine:
     def source(self, data: Any, target: Any) -> list[dict[str, Any]]:
         items = load_items(data)
         check_target(items, target)
+        check_runnable(target)
         return items
 
     async def run(self, job: EvalJob) -> list[ItemResult]:

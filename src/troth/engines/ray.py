@@ -20,6 +20,7 @@ from typing import Any
 
 from troth.engines.base import EvalJob
 from troth.engines.item import Outcome, item_complete, save_outcome
+from troth.engines.targets import check_runnable
 from troth.engines.worker import JSONL, ROWS, TABLE, ScoreWorker, WorkerSpec
 from troth.evals.dataset import check_target, load_items
 from troth.evals.eval_result import ItemError, ItemResult
@@ -132,6 +133,7 @@ class Source:
             raise ValueError(f"{path}: the Ray engine reads .jsonl files and Parquet files or folders")
         items = load_items(data)
         check_target(items, target)
+        check_runnable(target)
         return cls(ROWS, items=items)
 
     def dataset(self, ray: Any) -> Any:

@@ -6,6 +6,8 @@ import inspect
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
+from troth.agents import ACCEPTED, adapter_for
+from troth.agents.run import AgentRun
 from troth.text.transcripts import is_messages
 
 
@@ -29,10 +31,22 @@ class WithText(Protocol):
     text: Any
 
 
+def check_runnable(target: Any) -> None:
+    """TypeError naming what is accepted, for a target nothing can run (before any item)."""
+    if target is not None and adapter_for(target) is None and not (
+        callable(target) or isinstance(target, (AsyncAgent, Agent))
+    ):
+        raise TypeError(f"target must be {ACCEPTED}; got {type(target).__name__}")
+
+
 async def call_target(target: Any, value: Any) -> Any:
-    """The target's answer to ``value`` (a callable, or an object with .agenerate/.generate)."""
+    """The target's answer to ``value``: an agent of a known framework gives its :class:`AgentRun`;
+    a callable, or an object with .agenerate/.generate, what it returns."""
     if target is None:
         raise ValueError("the item has no 'output' and no target was given to produce one")
+    adapter = adapter_for(target)
+    if adapter is not None:
+        return await adapter(target, value)
     if isinstance(target, AsyncAgent):
         out = target.agenerate(value)
     elif isinstance(target, Agent):
@@ -40,7 +54,7 @@ async def call_target(target: Any, value: Any) -> Any:
     elif callable(target):
         out = target(value)
     else:
-        raise TypeError("target must be a callable or have .generate / .agenerate")
+        raise TypeError(f"target must be {ACCEPTED}; got {type(target).__name__}")
     return await out if inspect.isawaitable(out) else out
 
 
@@ -48,6 +62,8 @@ def normalise_output(output: Any) -> Any:
     """A string or a chat transcript; objects with ``messages`` or ``text`` are unwrapped."""
     if isinstance(output, str) or is_messages(output):
         return output
+    if isinstance(output, AgentRun):
+        return output.output
     for value in (output.messages if isinstance(output, WithMessages) else None,
                   output.text if isinstance(output, WithText) else None):  # fmt: skip
         if isinstance(value, str) or is_messages(value):

@@ -1,0 +1,48 @@
+"""What one agent run came to, whatever the framework: the answer, the tool calls and what
+they returned, the tokens it used and the framework's own run id."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call of a run and what it returned (``output`` None: no result came back)."""
+
+    name: str
+    arguments: Any
+    output: str | None = None
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class AgentRun:
+    """One run of an agent: its final answer, its tool calls, its token usage, its run id."""
+
+    framework: str
+    output: str
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)  # input_tokens, output_tokens, requests
+    run_id: str | None = None
+
+    @property
+    def context(self) -> list[str]:
+        """What the tool calls returned, one segment each, in order (the context to score against)."""
+        return [c.output for c in self.tool_calls if c.output is not None and c.output.strip()]
+
+    def summary(self) -> dict[str, Any]:
+        """What an evaluated item keeps of the run (in its ``metadata["agent"]``)."""
+        calls = [{"name": c.name, "arguments": c.arguments, "output": c.output, "id": c.id} for c in self.tool_calls]
+        return {"framework": self.framework, "run_id": self.run_id, "tool_calls": calls, "usage": dict(self.usage)}
+
+
+def as_text(value: Any) -> str:
+    """A tool's result or an answer as text: strings as they are, anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "model_dump"):
+        value = value.model_dump()
+    return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)

@@ -1,0 +1,28 @@
+"""Each agent example runs as a user runs it (offline, its model on 127.0.0.1) and prints a score."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.agents.conftest import need
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("example", "framework"),
+    [("eval_openai_agent.py", "agents"), ("eval_pydantic_ai_agent.py", "pydantic_ai"),
+     ("eval_langgraph_agent.py", "langgraph")],
+)  # fmt: skip
+def test_the_example_scores_its_agent(example: str, framework: str) -> None:
+    need(framework)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONWARNINGS": "ignore::DeprecationWarning"}
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / example)], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["bridge", "1.0", "lookup"]
