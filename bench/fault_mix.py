@@ -40,7 +40,9 @@ DATA_FAULTS = ("transcript", "surrogate")
 
 
 def healthy() -> ScriptedJudge:
-    return ScriptedJudge(verdicts={"1932": ("yes", "opened in 1932"), "1950": ("no", "opened in 1932")})
+    """Verdicts by the year a claim gives ("in 1932"), not by any digits in it: bridge 19321's
+    number holds "1932" too."""
+    return ScriptedJudge(verdicts={"in 1932": ("yes", "opened in 1932"), "in 1950": ("no", "opened in 1932")})
 
 
 def items(n: int, rate: float, seed: int) -> list[dict[str, Any]]:
