@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from troth.agents.run import AgentRun, ToolCall, as_text
+from troth.agents.run import AgentRun, as_text, assemble
 
 
 async def run(runnable: Any, value: Any) -> AgentRun:
@@ -33,8 +33,7 @@ async def run(runnable: Any, value: Any) -> AgentRun:
             call_id = str(getattr(message, "tool_call_id", len(calls)))
             calls.setdefault(call_id, {"name": getattr(message, "name", None) or "tool", "arguments": None})
             calls[call_id]["output"] = _text(message.content)
-    tool_calls = [ToolCall(c["name"], c["arguments"], c.get("output"), i) for i, c in calls.items()]
-    return AgentRun("langgraph", answer, tool_calls, usage, str(run_id))
+    return assemble("langgraph", answer, calls, usage, run_id)
 
 
 def _text(content: Any) -> str:

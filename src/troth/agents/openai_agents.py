@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from troth.agents.run import AgentRun, ToolCall, as_text
+from troth.agents.run import AgentRun, as_text, assemble
 
 
 async def run(agent: Any, value: Any) -> AgentRun:
@@ -25,10 +25,4 @@ async def run(agent: Any, value: Any) -> AgentRun:
             call_id = str(raw.get("call_id") if isinstance(raw, dict) else getattr(raw, "call_id", len(calls)))
             calls.setdefault(call_id, {"name": "tool", "arguments": None})["output"] = as_text(item.output)
     usage = result.context_wrapper.usage
-    return AgentRun(
-        framework="openai-agents",
-        output=as_text(result.final_output),
-        tool_calls=[ToolCall(c["name"], c["arguments"], c.get("output"), i) for i, c in calls.items()],
-        usage={"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, "requests": usage.requests},
-        run_id=getattr(current, "trace_id", None),
-    )
+    return assemble("openai-agents", result.final_output, calls, usage, getattr(current, "trace_id", None))

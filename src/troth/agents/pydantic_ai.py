@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from troth.agents.run import AgentRun, ToolCall, as_text
+from troth.agents.run import AgentRun, as_text, assemble
 
 
 async def run(agent: Any, value: Any) -> AgentRun:
@@ -23,10 +23,4 @@ async def run(agent: Any, value: Any) -> AgentRun:
                     part.content
                 )
     usage = result.usage() if inspect.ismethod(result.usage) else result.usage  # a method before pydantic-ai 2
-    return AgentRun(
-        framework="pydantic-ai",
-        output=as_text(result.output),
-        tool_calls=[ToolCall(c["name"], c["arguments"], c.get("output"), i) for i, c in calls.items()],
-        usage={"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens, "requests": usage.requests},
-        run_id=getattr(result, "run_id", None),
-    )
+    return assemble("pydantic-ai", result.output, calls, usage, getattr(result, "run_id", None))

@@ -46,3 +46,13 @@ def as_text(value: Any) -> str:
     if hasattr(value, "model_dump"):
         value = value.model_dump()
     return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+
+
+def assemble(framework: str, output: Any, calls: dict[str, dict[str, Any]], usage: Any, run_id: Any) -> AgentRun:
+    """A run from the calls gathered by call id (``name``, ``arguments``, ``output`` when it came
+    back) and a usage with ``input_tokens``, ``output_tokens`` and ``requests`` (object or dict)."""
+    keys = ("input_tokens", "output_tokens", "requests")
+    found = usage if isinstance(usage, dict) else {key: getattr(usage, key, 0) for key in keys}
+    counts = {key: int(found.get(key, 0) or 0) for key in keys}
+    tool_calls = [ToolCall(c["name"], c["arguments"], c.get("output"), i) for i, c in calls.items()]
+    return AgentRun(framework, as_text(output), tool_calls, counts, None if run_id is None else str(run_id))
