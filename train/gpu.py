@@ -30,10 +30,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from bench.common import DATA_DIR, FILES
+from bench.common import FILES
 from bench.metrics import roc_auc
 from train.pairs import SUPPORTED, Pair
-from train.verifier import base_model_dir, batches, encode, load_tokenizer, loss_of
+from train.verifier import add_data_arguments, base_model_dir, batches, encode, load_tokenizer, loss_of
 
 PIECE_BYTES = 15 * 2**20  # under the 16 MiB a GPU call gives back per file
 PACK_LIMIT = 60 * 2**20  # under the 64 MiB a GPU call takes
@@ -221,11 +221,8 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("pack")
     p.add_argument("--dest", required=True)
-    p.add_argument("--data-dir", default=str(DATA_DIR))
-    p.add_argument("--synthetic", type=int, default=20000)
+    add_data_arguments(p, synthetic=20000)
     p.add_argument("--select", type=int, default=1500, help="dev pairs held out to choose the epoch")
-    p.add_argument("--limit", type=int, default=0, help="only the first N pairs (a rehearsal)")
-    p.add_argument("--seed", type=int, default=0)
     r = sub.add_parser("run")
     r.add_argument("--pack", required=True)
     r.add_argument("--out", required=True)

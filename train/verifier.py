@@ -212,20 +212,25 @@ def export(args: argparse.Namespace) -> None:
     print(f"wrote {out / 'verifier.onnx'} ({(out / 'verifier.onnx').stat().st_size / 1e6:.1f} MB)")
 
 
+def add_data_arguments(parser: argparse.ArgumentParser, *, synthetic: int) -> None:
+    """Where the training pairs come from: the data folder, synthetic pairs, a limit, the seed."""
+    parser.add_argument("--data-dir", default=str(DATA_DIR))
+    parser.add_argument("--synthetic", type=int, default=synthetic, help="synthetic edits to make")
+    parser.add_argument("--limit", type=int, default=0, help="use only the first N pairs (smoke runs)")
+    parser.add_argument("--seed", type=int, default=0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("train")
     run.add_argument("--out", required=True)
-    run.add_argument("--data-dir", default=str(DATA_DIR))
+    add_data_arguments(run, synthetic=8000)
     run.add_argument("--steps", type=int, default=3000)
     run.add_argument("--batch-size", type=int, default=16)
     run.add_argument("--lr", type=float, default=5e-5)
-    run.add_argument("--synthetic", type=int, default=8000)
     run.add_argument("--valid", type=int, default=400)
-    run.add_argument("--limit", type=int, default=0, help="use only the first N pairs (smoke runs)")
     run.add_argument("--threads", type=int, default=2)
-    run.add_argument("--seed", type=int, default=0)
     run.add_argument("--log-every", type=int, default=20)
     run.add_argument("--save-every", type=int, default=200)
     exp = sub.add_parser("export")
