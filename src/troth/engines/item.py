@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from troth.agents.run import AgentRun
 from troth.engines.targets import call_target, normalise_output
 from troth.errors import InvalidTranscriptError, ScorerRunError, TrothError
+from troth.evals.entries import ScorerEntry
 from troth.evals.eval_result import ItemError, ItemResult, OnItemComplete
 from troth.evals.records import to_record
 from troth.redaction import redact
@@ -136,6 +137,15 @@ class _Scoring:
             self.outcome.records.append(record)
         except Exception as exc:
             self.outcome.errors["store"] = item_error(exc, "store")
+
+
+def split_done(
+    entries: Sequence[ScorerEntry], item_id: str, done: Container[tuple[str, str]]
+) -> tuple[list[Scorer], list[str]]:
+    """The scorers an item still needs, and the ids of those ``done`` (keyed by item id and
+    scorer id) already holds for it."""
+    todo = [e.scorer for e in entries if (item_id, e.scorer.id) not in done]
+    return todo, [e.scorer.id for e in entries if (item_id, e.scorer.id) in done]
 
 
 def save_outcome(store: Store, outcome: Outcome) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from troth.engines.base import EvalJob
-from troth.engines.item import item_complete, save_outcome, score_item
+from troth.engines.item import item_complete, save_outcome, score_item, split_done
 from troth.engines.targets import check_runnable
 from troth.evals.dataset import check_target, load_items
 from troth.evals.eval_result import ItemResult
@@ -51,10 +51,10 @@ class LocalEngine:
     async def _item(self, job: EvalJob, item: dict[str, Any], done: dict[tuple[str, str], RunRecord],
                     gate: asyncio.Semaphore, progress: Progress) -> ItemResult:  # fmt: skip
         async with gate:
-            todo = [e.scorer for e in job.entries if (item["id"], e.scorer.id) not in done]
+            todo, resumed = split_done(job.entries, item["id"], done)
             outcome = await score_item(item, todo, target=job.target, eval_id=job.eval_id,
                                        keep_records=job.store is not None)  # fmt: skip
-            outcome.resumed = [e.scorer.id for e in job.entries if (item["id"], e.scorer.id) in done]
+            outcome.resumed = resumed
             if job.store is not None:
                 save_outcome(job.store, outcome)
             res = outcome.item_result({sid: result_from_record(done[(item["id"], sid)]) for sid in outcome.resumed})

@@ -16,7 +16,7 @@ import pickle
 from dataclasses import dataclass
 from typing import Any
 
-from troth.engines.item import Outcome, item_error, score_item
+from troth.engines.item import Outcome, item_error, score_item, split_done
 from troth.evals.dataset import check_row
 from troth.evals.entries import ScorerEntry
 from troth.judges.run_settings import RUN_SETTINGS, RunSettings
@@ -62,10 +62,9 @@ class ScoreWorker:
     async def _one(self, item: dict[str, Any] | Outcome) -> Outcome:
         if isinstance(item, Outcome):
             return item  # a row that is no item: its error is its outcome
-        entries = self.spec.entries
-        todo = [e.scorer for e in entries if (item["id"], e.scorer.id) not in self.done]
+        todo, resumed = split_done(self.spec.entries, item["id"], self.done)
         outcome = await score_item(item, todo, target=self.spec.target, eval_id=self.spec.eval_id)
-        outcome.resumed = [e.scorer.id for e in entries if (item["id"], e.scorer.id) in self.done]
+        outcome.resumed = resumed
         outcome.target_output = None  # the driver passes the output on; the target's object may not pickle
         return outcome
 
