@@ -16,6 +16,7 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,8 +93,7 @@ class SQLiteStore:
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA busy_timeout={int(self.timeout * 1000)}")
-            self._conn = conn
-            self._migrate()
+            self._migrate(conn)
         except BaseException:
             conn.close()
             raise
@@ -114,25 +114,15 @@ class SQLiteStore:
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
 
-    def _migrate(self) -> None:
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                self._conn.execute(
-                    "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-                )
-                done = {row[0] for row in self._conn.execute("SELECT name FROM migrations")}
-                for name, sql in MIGRATIONS:
-                    if name not in done:
-                        for statement in filter(str.strip, sql.split(";")):
-                            self._conn.execute(statement)
-                        self._conn.execute("INSERT INTO migrations VALUES (?, ?)", (name, now()))
-                self._conn.execute("COMMIT")
-            except BaseException:
-                if self._conn.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):
-                        self._conn.execute("ROLLBACK")
-                raise
+    def _migrate(self, conn: sqlite3.Connection) -> None:
+        with self._lock, _transaction(conn):
+            conn.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+            done = {row[0] for row in conn.execute("SELECT name FROM migrations")}
+            for name, sql in MIGRATIONS:
+                if name not in done:
+                    for statement in filter(str.strip, sql.split(";")):
+                        conn.execute(statement)
+                    conn.execute("INSERT INTO migrations VALUES (?, ?)", (name, now()))
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its path: another process opens its own connection."""
@@ -144,21 +134,14 @@ class SQLiteStore:
             return [r[0] for r in self._conn.execute("SELECT name FROM migrations ORDER BY applied_at, name")]
 
     def _write(self, *statements: tuple[str, tuple[Any, ...]]) -> None:
-        """One transaction; a failure is a StoreError naming its cause (after a failed COMMIT,
-        SQLite may have rolled back already: the rollback here then does nothing)."""
+        """One transaction; a failure is a StoreError naming its cause."""
         with self._lock:
             try:
-                self._conn.execute("BEGIN IMMEDIATE")
-                for sql, params in statements:
-                    self._conn.execute(sql, params)
-                self._conn.execute("COMMIT")
-            except BaseException as exc:
-                if self._conn.in_transaction:
-                    with contextlib.suppress(sqlite3.Error):
-                        self._conn.execute("ROLLBACK")
-                if isinstance(exc, sqlite3.Error):
-                    raise store_error(self.path, "write", exc) from None
-                raise
+                with _transaction(self._conn):
+                    for sql, params in statements:
+                        self._conn.execute(sql, params)
+            except sqlite3.Error as exc:
+                raise store_error(self.path, "write", exc) from None
 
     def save_run(self, record: RunRecord) -> None:
         values = tuple(to_row(record).values())
@@ -221,6 +204,21 @@ class SQLiteStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``; on a failure a rollback, unless SQLite rolled back
+    already (after a failed COMMIT a ROLLBACK would fail and hide the real cause)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")
+        raise
 
 
 def _open_sqlite(path: Path, timeout: float) -> SQLiteStore:
