@@ -45,8 +45,8 @@ BUILTIN: dict[str, Prices] = {
 
 class PriceTable:
     """List prices by model id: set in code (:meth:`set`), then ``$TROTH_PRICES``, then
-    :data:`BUILTIN`. One table, :data:`PRICES`, serves the process; a scoring process gets a
-    copy of it (:meth:`copy`)."""
+    :data:`BUILTIN`. One table, :data:`PRICES`, serves the process; a scoring process is handed
+    its :meth:`overrides`."""
 
     def __init__(self, overrides: Mapping[str, Prices] | None = None) -> None:
         self._overrides: dict[str, Prices] = dict(overrides or {})
@@ -59,13 +59,9 @@ class PriceTable:
             self._overrides.update(checked)
 
     def overrides(self) -> dict[str, Prices]:
-        """The prices set in code so far."""
+        """The prices set in code so far (to hand to another process)."""
         with self._lock:
             return dict(self._overrides)
-
-    def copy(self) -> PriceTable:
-        """The same prices in a table of its own (to hand to another process)."""
-        return PriceTable(self.overrides())
 
     def price_for(self, model: str) -> Prices | None:
         """The list price of ``model``, or None when unknown."""
@@ -78,12 +74,6 @@ class PriceTable:
             if model in from_file:
                 return from_file[model]
         return BUILTIN.get(model)
-
-    def __getstate__(self) -> dict[str, Prices]:
-        return self.overrides()
-
-    def __setstate__(self, state: dict[str, Prices]) -> None:
-        self.__init__(state)  # type: ignore[misc]
 
 
 PRICES = PriceTable()

@@ -27,9 +27,9 @@ from typing import Any
 
 from troth import prices as price_tables
 from troth.live.scoring import FLUSH, STOP, Job, Tally, serve, yield_cpu
-from troth.prices import PriceTable
 from troth.scorers.base import Scorer
 from troth.store import Store, open_store
+from troth.values import Prices
 
 log = logging.getLogger("troth.live.monitor")
 MAX_RESTARTS = 3
@@ -57,12 +57,12 @@ class ChildHooks:
 
 
 def child_main(blob: bytes, store_spec: Any, concurrency: int, jobs: Any, events: Any,
-               prices: PriceTable) -> None:  # fmt: skip
+               price_overrides: dict[str, Prices]) -> None:  # fmt: skip
     """The child process: the app's prices, the scorers and the store; serve until STOP."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the app's; the parent stops the child
     events.put(("started", 0, None))
     yield_cpu()
-    price_tables.PRICES.set(prices.overrides())  # the app's prices, handed over with the job
+    price_tables.PRICES.set(price_overrides)  # the prices the app set in code
     scorers: list[Scorer] = pickle.loads(blob)
     store = open_store(store_spec)
     asyncio.run(serve(scorers, store, concurrency, jobs, ChildHooks(events, store), closing=lambda: False))
@@ -99,7 +99,7 @@ class ScoringProcess:
         self.reader.start()
 
     def _start(self) -> Any:
-        args = (self.blob, self.store_spec, self.concurrency, self.jobs, self.events, price_tables.PRICES.copy())
+        args = (self.blob, self.store_spec, self.concurrency, self.jobs, self.events, price_tables.PRICES.overrides())
         process = self.ctx.Process(target=child_main, name="troth-monitor", daemon=True, args=args)
         process.start()
         return process
