@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from troth.errors import JudgeConnectionError, JudgeError, JudgeOutputError, JudgeResponseError, JudgeTruncatedError
 from troth.judges.base import Completion, Message
 from troth.judges.parsing import describe, parse_json_output
-from troth.judges.waits import WAIT_BUDGET, WaitBudget
+from troth.judges.waits import WAIT_BUDGET, WaitBudget, over_budget
 from troth.prompts.common import REPAIR_REQUEST, render
 from troth.values import Prices, StepUsage
 
@@ -59,7 +59,7 @@ class RetryPolicy:
                     # what the server asked for, but never less than the backoff: a loop that waits 0 never ends
                     wait = max(exc.retry_after or 0.0, delay * (0.75 + 0.5 * random.random()))
                     if not budget.fits(wait):
-                        raise over_budget(exc, wait, budget) from exc
+                        raise over_budget(exc.model, exc.status_code, wait, budget, asked=False, step=exc.step) from exc
                     budget.waiting(wait)
                     await asyncio.sleep(wait)
                     delay = min(delay * 2, 30.0)
@@ -142,12 +142,3 @@ def _with_usage(exc: JudgeError, usage: StepUsage) -> JudgeError:
     exc.usage = usage
     return exc
 
-
-def over_budget(exc: JudgeConnectionError, wait: float, budget: WaitBudget) -> JudgeConnectionError:
-    """The error of a call whose next wait does not fit its wait budget."""
-    return JudgeConnectionError(
-        f"{exc.model or 'the judge'} answered HTTP {exc.status_code} and would need a wait of {wait:.0f}s, but "
-        f"{budget.remaining():.0f}s of this judge call's wait budget of {budget.seconds:g}s are left "
-        "(Judge(rate_limit_wait=...), troth eval --max-wait)",
-        step=exc.step, model=exc.model, status_code=exc.status_code, retry_after=wait, over_budget=True,
-    )  # fmt: skip

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
+from troth.errors import JudgeConnectionError
+
 LONG_WAIT_S = 5.0
 """Waits from this long are shown on the progress line."""
 
@@ -36,6 +38,18 @@ class WaitBudget:
 
 
 WAIT_BUDGET: ContextVar[WaitBudget | None] = ContextVar("troth_wait_budget", default=None)
+
+
+def over_budget(model: str | None, status: int | None, wait: float, budget: WaitBudget, *, asked: bool,
+                step: str | None = None) -> JudgeConnectionError:  # fmt: skip
+    """The error of a call whose next wait does not fit what is left of its budget; ``asked``:
+    the server asked for that wait (Retry-After), else the backoff needs it."""
+    need = "asking for a wait of" if asked else "and would need a wait of"
+    return JudgeConnectionError(
+        f"{model or 'the judge'} answered HTTP {status} {need} {wait:.0f}s, but {budget.remaining():.0f}s of this "
+        f"judge call's wait budget of {budget.seconds:g}s are left (Judge(rate_limit_wait=...), troth eval --max-wait)",
+        step=step, model=model, status_code=status, retry_after=wait, over_budget=True,
+    )  # fmt: skip
 
 
 def retry_after(headers: object) -> float | None:

@@ -21,7 +21,7 @@ from troth.judges.base import BackendBase, Completion, CompletionRequest
 from troth.judges.capabilities import Capabilities, StructuredMode
 from troth.judges.options import BackendOptions
 from troth.judges.providers import PROVIDERS
-from troth.judges.waits import WAIT_BUDGET, WaitBudget, retry_after
+from troth.judges.waits import WAIT_BUDGET, WaitBudget, over_budget, retry_after
 from troth.redaction import contains_secret, remember
 from troth.values import Prices
 
@@ -109,12 +109,7 @@ class OpenAICompatBackend(BackendBase):
         try:
             raw = await self._client().chat.completions.with_raw_response.create(**kwargs)
         except _OverBudget as exc:
-            raise JudgeConnectionError(
-                f"{self.model_id} answered HTTP {exc.status} asking for a wait of {exc.asked:.0f}s, but "
-                f"{exc.left:.0f}s of this judge call's wait budget of {exc.budget:g}s are left "
-                "(Judge(rate_limit_wait=...), troth eval --max-wait)",
-                model=self.model_id, status_code=exc.status, retry_after=exc.asked, over_budget=True,
-            ) from None  # fmt: skip
+            raise over_budget(self.model_id, exc.status, exc.asked, exc.budget, asked=True) from None
         except openai.APITimeoutError as exc:
             raise JudgeConnectionError(
                 f"request to {self.model_id} timed out after {self._timeout:g}s ({tries} attempts)",
@@ -168,7 +163,7 @@ class _OverBudget(openai.OpenAIError):
     SDK passes its own errors on at once, without retrying."""
 
     def __init__(self, status: int, asked: float, budget: WaitBudget) -> None:
-        self.status, self.asked, self.left, self.budget = status, asked, budget.remaining(), budget.seconds
+        self.status, self.asked, self.budget = status, asked, budget
         super().__init__(f"HTTP {status}: asked to wait {asked:g}s")
 
 
