@@ -3,9 +3,10 @@ they returned, the tokens it used and the framework's own run id."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from troth.text.transcripts import as_segment
 
 
 @dataclass(frozen=True)
@@ -40,12 +41,8 @@ class AgentRun:
 
 
 def as_text(value: Any) -> str:
-    """A tool's result or an answer as text: strings as they are, anything else as JSON."""
-    if isinstance(value, str):
-        return value
-    if hasattr(value, "model_dump"):
-        value = value.model_dump()
-    return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    """A tool's result or an answer as text, as a transcript's tool result is (a model's fields as JSON)."""
+    return as_segment(value.model_dump() if hasattr(value, "model_dump") else value)
 
 
 def assemble(framework: str, output: Any, calls: dict[str, dict[str, Any]], usage: Any, run_id: Any) -> AgentRun:

@@ -44,7 +44,8 @@ def _role(message: Any) -> str | None:
     return role if isinstance(role, str) else None
 
 
-def _as_segment(value: Any) -> str:
+def as_segment(value: Any) -> str:
+    """A tool's result as one context segment: a string as it is, anything else as JSON."""
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
@@ -78,7 +79,7 @@ def _invocation_results(items: list[Any]) -> list[str]:
     out = []
     for inv in items:
         if isinstance(inv, dict) and inv.get("state") == "result" and "result" in inv:
-            out.append(_as_segment(inv["result"]))
+            out.append(as_segment(inv["result"]))
     return out
 
 
@@ -93,7 +94,7 @@ def _part_results(parts: list[Any], where: str) -> list[str]:
         elif kind == "tool-result":
             value = part.get("result", part.get("output"))
             if value is not None:
-                out.append(_as_segment(value))
+                out.append(as_segment(value))
         elif kind is not None and not isinstance(kind, str):
             raise InvalidTranscriptError(f"{where}[{i}].type must be a string, not {type(kind).__name__}")
     return out
@@ -105,7 +106,7 @@ def _tool_message(content: Any, where: str) -> list[str]:
         return _part_results(content, f"{where}.content")
     if content is None:
         return []
-    return [_as_segment(_text_of(content) if isinstance(content, list) else content)]
+    return [as_segment(_text_of(content) if isinstance(content, list) else content)]
 
 
 def tool_results(messages: list[Any]) -> list[str]:
