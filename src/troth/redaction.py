@@ -14,6 +14,7 @@ from collections.abc import Sequence
 MIN_SECRET_CHARS = 8
 REDACTED = "[REDACTED]"
 
+
 class KeyRing:
     """The keys to remove from text: those registered (backends register theirs when built) and
     the values of the ``*_API_KEY`` variables in the environment, read at each look."""

@@ -55,6 +55,5 @@ def completer(
     return complete
 
 
-
 def _nothing() -> None:
     """The keep of a cached answer: it is stored already."""

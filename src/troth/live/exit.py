@@ -58,5 +58,3 @@ def _on_exit(hook: Callable[[], None]) -> None:
         except RuntimeError:  # already shutting down
             pass
     atexit.register(hook)
-
-
