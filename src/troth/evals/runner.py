@@ -100,9 +100,9 @@ def flush(store: Store, results: list[ItemResult]) -> None:
     try:
         store.flush()
     except StoreError as exc:
-        lost = {(r.eval_id, r.item_id) for r in store.unsaved()}
+        lost = {r.item_id for r in store.unsaved()}
         for res in results:
-            if any(item_id == res.id for _, item_id in lost):
+            if res.id in lost:
                 res.errors["store"] = item_error(exc, "store")
 
 
