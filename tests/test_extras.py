@@ -61,6 +61,7 @@ def raises_missing(python: Path, code: str, install: str) -> None:
         ('troth.create_answer_relevancy_scorer("llm")', 'pip install "troth[local-llm]"'),
         ("troth.RayEngine(workers=2)", 'pip install "troth[ray]"'),
         ('troth.ParquetStore("runs.parquet")', 'pip install pyarrow (or "troth[ray]")'),
+        ("import troth.otel", 'pip install "troth[otel]"'),
     ],
 )
 def test_a_missing_extra_fails_when_built(bare_python: Path, code: str, install: str) -> None:

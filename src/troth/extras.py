@@ -26,6 +26,9 @@ EXTRAS: dict[str, Extra] = {
     "local": Extra("The claim verifier", ("onnxruntime", "tokenizers", "numpy"), 'pip install "troth[local]"'),
     "local-llm": Extra("The local LLM judge", ("llama_cpp", "rank_bm25"), 'pip install "troth[local-llm]"'),
     "ray": Extra("The Ray engine", ("ray",), 'pip install "troth[ray]"'),
+    "otel": Extra(
+        "OpenTelemetry for troth", ("opentelemetry", "opentelemetry.instrumentation"), 'pip install "troth[otel]"'
+    ),
     "parquet": Extra("The Parquet store", ("pyarrow",), 'pip install pyarrow (or "troth[ray]")'),
 }
 

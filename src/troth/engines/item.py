@@ -16,6 +16,7 @@ from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from troth import telemetry
 from troth.agents.run import AgentRun
 from troth.engines.targets import call_target, normalise_output
 from troth.errors import InvalidTranscriptError, ScorerRunError, TrothError
@@ -25,6 +26,7 @@ from troth.evals.records import to_record
 from troth.redaction import redact
 from troth.scorers.base import Scorer
 from troth.store.base import RunRecord, Store, now
+from troth.telemetry import Evaluation
 from troth.text.transcripts import Transcript, is_messages
 from troth.values import ScoreResult
 
@@ -146,6 +148,16 @@ def split_done(
     scorer id) already holds for it."""
     todo = [e.scorer for e in entries if (item_id, e.scorer.id) not in done]
     return todo, [e.scorer.id for e in entries if (item_id, e.scorer.id) in done]
+
+
+def evaluations_of(outcome: Outcome, entries: Sequence[ScorerEntry], scored: Sequence[Scorer]) -> list[Evaluation]:
+    """The evaluation results of the scorers run on an outcome's item (for telemetry); none
+    without an exporter."""
+    if telemetry.active() is None:
+        return []
+    thresholds = {e.scorer.id: e.threshold for e in entries}
+    ids = [s.id for s in scored]
+    return telemetry.evaluations(outcome.results, outcome.errors, ids, thresholds, outcome.item.get("metadata"))
 
 
 def save_outcome(store: Store, outcome: Outcome) -> None:

@@ -10,8 +10,9 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from troth import telemetry
 from troth.engines.base import EvalJob
-from troth.engines.item import item_complete, save_outcome, score_item, split_done
+from troth.engines.item import evaluations_of, item_complete, save_outcome, score_item, split_done
 from troth.engines.targets import check_runnable
 from troth.evals.dataset import check_target, load_items
 from troth.evals.eval_result import ItemResult
@@ -43,7 +44,7 @@ class LocalEngine:
         done = job.store.completed(job.eval_id) if job.store is not None else {}
         gate = asyncio.Semaphore(max(job.concurrency * 2, 4))
         try:
-            with progress:
+            with progress, telemetry.span("evaluate", {"troth.eval.id": job.eval_id, "troth.eval.items": len(items)}):
                 return list(await asyncio.gather(*(self._item(job, it, done, gate, progress) for it in items)))
         finally:
             RUN_SETTINGS.reset(token)
@@ -52,8 +53,10 @@ class LocalEngine:
                     gate: asyncio.Semaphore, progress: Progress) -> ItemResult:  # fmt: skip
         async with gate:
             todo, resumed = split_done(job.entries, item["id"], done)
-            outcome = await score_item(item, todo, target=job.target, eval_id=job.eval_id,
-                                       keep_records=job.store is not None)  # fmt: skip
+            with telemetry.item_span(job.eval_id, item["id"]):
+                outcome = await score_item(item, todo, target=job.target, eval_id=job.eval_id,
+                                           keep_records=job.store is not None)  # fmt: skip
+                telemetry.emit(evaluations_of(outcome, job.entries, todo))
             outcome.resumed = resumed
             if job.store is not None:
                 save_outcome(job.store, outcome)

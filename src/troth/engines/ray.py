@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from troth import telemetry
 from troth.engines.base import EvalJob
-from troth.engines.item import Outcome, item_complete, save_outcome
+from troth.engines.item import Outcome, evaluations_of, item_complete, save_outcome
 from troth.engines.targets import check_runnable
 from troth.engines.worker import JSONL, ROWS, TABLE, ScoreWorker, WorkerSpec
 from troth.evals.dataset import check_target, load_items
@@ -78,7 +79,8 @@ class RayEngine:
                 pace = ray.remote(num_cpus=0)(Pace).remote(job.rate_limit)
             scored = self._map(ray, source, job, frozenset(done), RayPacer(pace) if pace else None)
             total = len(source.items) if source.items is not None else None
-            return await Collector(job, done, total).collect(scored)
+            with telemetry.span("evaluate", {"troth.eval.id": job.eval_id, "troth.engine": "ray"}):
+                return await Collector(job, done, total).collect(scored)
         finally:
             if pace is not None:
                 ray.kill(pace)
@@ -192,6 +194,7 @@ class Collector:
         else:
             if self.job.store is not None:
                 save_outcome(self.job.store, outcome)
+            self.emit(outcome)
             earlier = {sid: result_from_record(self.done[(item["id"], sid)]) for sid in outcome.resumed}
             res = outcome.item_result(earlier)
             self.seen[res.id] = res
@@ -199,3 +202,11 @@ class Collector:
         outcome.target_output = item["output"]
         await item_complete(self.job.on_item_complete, res, outcome)
         self.results.append(res)
+
+    def emit(self, outcome: Outcome) -> None:
+        """The item's evaluation results, under a span of its own (its judge calls ran on the cluster)."""
+        if telemetry.active() is None:
+            return
+        scored = [e.scorer for e in self.job.entries if e.scorer.id not in outcome.resumed]
+        with telemetry.item_span(self.job.eval_id, outcome.item["id"]):
+            telemetry.emit(evaluations_of(outcome, self.job.entries, scored))

@@ -12,21 +12,22 @@ from troth.judges.cache import cache_key
 from troth.judges.retry import Keep, RetryPolicy
 from troth.judges.run_settings import RUN_SETTINGS, RunSettings
 from troth.ratelimit import estimate_tokens
+from troth.telemetry import judge_call, tokens
 
 if TYPE_CHECKING:
     from troth.judges.judge import Judge
 
 
 def completer(
-    judge: Judge, json_schema: dict[str, Any], schema_name: str, policy: RetryPolicy
+    judge: Judge, json_schema: dict[str, Any], schema_name: str, policy: RetryPolicy, step: str
 ) -> Callable[[list[Message], int, str], Any]:
     """One completion for the retry policy: from the batch's call cache, or from the backend
     (within the batch's concurrency bound, rate limits waited out)."""
     backend = judge.backend()
     settings = RUN_SETTINGS.get() or RunSettings()
 
-    async def complete(messages: list[Message], tokens: int, problem: str) -> tuple[Completion, bool, Keep]:
-        key = cache_key(judge.model_id, messages, json_schema, max_tokens=tokens, temperature=judge.temperature,
+    async def complete(messages: list[Message], max_tokens: int, problem: str) -> tuple[Completion, bool, Keep]:
+        key = cache_key(judge.model_id, messages, json_schema, max_tokens=max_tokens, temperature=judge.temperature,
                         seed=judge.seed, structured=backend.capabilities.structured,
                         base_url=judge.base_url)  # fmt: skip
         hit = settings.cache.cache_get(key) if settings.cache is not None else None
@@ -36,12 +37,14 @@ def completer(
         async def call() -> Completion:
             if settings.pacer is not None:
                 await backend.prepare()  # its slot then times the request, not the client's set-up
-                await settings.pacer.wait(estimate_tokens(messages, tokens))
+                await settings.pacer.wait(estimate_tokens(messages, max_tokens))
+            request = CompletionRequest(messages, json_schema, schema_name, max_tokens, judge.temperature, judge.seed,
+                                        retry=bool(problem))  # fmt: skip
             async with settings.limiter or contextlib.nullcontext():
-                return await backend.complete(
-                    CompletionRequest(messages, json_schema, schema_name, tokens, judge.temperature, judge.seed,
-                                      retry=bool(problem))
-                )  # fmt: skip
+                with judge_call(judge.model_id, step) as span:
+                    done = await backend.complete(request)
+                    tokens(span, done.prompt_tokens, done.completion_tokens, done.finish_reason)
+                    return done
 
         completion = await policy.wait_out_rate_limits(call, settings.on_wait)
 

@@ -21,6 +21,7 @@ from troth.judges.registry import check_installed, make_backend, route
 from troth.judges.registry import declared as declared_by
 from troth.judges.retry import RetryPolicy
 from troth.prompts.common import SCHEMA_INSTRUCTION, render
+from troth.telemetry import judge_call, tokens
 from troth.values import StepUsage
 
 T = TypeVar("T", bound=BaseModel)
@@ -201,7 +202,9 @@ class Judge:
         """
         messages = self.messages(prompt, system=system, schema={}, structured="json_schema")
         started = time.perf_counter()
-        choice = await _naming_step(self.backend().choose(messages, choices), step)
+        with judge_call(self.model_id, step) as span:
+            choice = await _naming_step(self.backend().choose(messages, choices), step)
+            tokens(span, choice.prompt_tokens, 0)
         usage = self._usage(calls=1, attempts=1, prompt_tokens=choice.prompt_tokens)
         usage.latency_s = time.perf_counter() - started
         return choice, usage
@@ -212,7 +215,9 @@ class Judge:
         Raises ConfigError when the backend is not a pair classifier.
         """
         started = time.perf_counter()
-        scores = await _naming_step(self.backend().classify(pairs), step)
+        with judge_call(self.model_id, step, "classify") as span:
+            scores = await _naming_step(self.backend().classify(pairs), step)
+            tokens(span, sum(s.tokens for s in scores), 0)
         usage = self._usage(calls=1, attempts=1, prompt_tokens=sum(s.tokens for s in scores))
         usage.latency_s = time.perf_counter() - started
         return scores, usage
@@ -244,7 +249,7 @@ class Judge:
             messages = self.messages(prompt, system=system, schema=json_schema, structured=structured)
             policy = self.retry_policy()
             return await policy.generate(
-                completer(self, json_schema, schema.__name__, policy), messages, schema,
+                completer(self, json_schema, schema.__name__, policy, step), messages, schema,
                 max_tokens=max_tokens or self.max_tokens, step=step, model=self.model_id, check=check,
                 prices=self.capabilities.prices,
             )  # fmt: skip

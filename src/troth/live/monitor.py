@@ -9,8 +9,6 @@ is caught and stored or counted.
 
 from __future__ import annotations
 
-import functools
-import inspect
 import itertools
 import logging
 import queue
@@ -18,10 +16,10 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, TypeVar
 
-from troth.engines.targets import normalise_output
+from troth import telemetry
 from troth.evals.entries import scorer_entries
 from troth.live.budget import Budget
 from troth.live.exit import ExitFlush
@@ -29,11 +27,12 @@ from troth.live.process import ScoringProcess
 from troth.live.sampling import Sampling, as_sampling
 from troth.live.scoring import Job, ScoringWorker, Tally
 from troth.live.threaded import ScoringThread
+from troth.live.watch import Pick, Picks, watched
 from troth.store import Store, open_store
+from troth.telemetry import Evaluation
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
-Pick = str | Callable[[Mapping[str, Any], Any], Any] | None  # an argument's name, or f(arguments, result)
 
 
 @dataclass
@@ -75,7 +74,9 @@ class Monitor:
         exit_timeout: float = 5.0,
         isolate: Literal["thread", "process"] = "thread",
     ) -> None:
-        self.scorers = [e.scorer for e in scorer_entries(scorers)]
+        entries = scorer_entries(scorers)
+        self.scorers = [e.scorer for e in entries]
+        self.thresholds = {e.scorer.id: e.threshold for e in entries}
         self.sampling = as_sampling(sampling)
         self.budget = budget
         if isinstance(queue_size, bool) or not isinstance(queue_size, int) or queue_size < 1:
@@ -122,7 +123,7 @@ class Monitor:
             with self._done:
                 self._stats.skipped_budget += 1
             return False
-        return self._enqueue(Job(record, chosen, next(self._keys)))
+        return self._enqueue(Job(record, chosen, next(self._keys), telemetry.current()))
 
     def _enqueue(self, job: Job) -> bool:
         with self._done:
@@ -143,35 +144,7 @@ class Monitor:
         recorded after it returns (``input``: the first argument unless named or picked)."""
 
         def decorate(func: F) -> F:
-            signature = inspect.signature(func)
-
-            def capture(args: tuple[Any, ...], kwargs: dict[str, Any], result: Any) -> None:
-                try:
-                    bound = signature.bind_partial(*args, **kwargs).arguments
-                    first = next(iter(bound.values()), None)
-                    self.record(input=_pick(input, bound, result, first), output=_output(result),
-                                context=_pick(context, bound, result, None),
-                                trace_id=_pick(trace_id, bound, result, None))  # fmt: skip
-                except Exception:  # the watched function's answer is never affected
-                    log.exception("troth monitor could not record a call")
-
-            if inspect.iscoroutinefunction(func):
-
-                @functools.wraps(func)
-                async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                    result = await func(*args, **kwargs)
-                    capture(args, kwargs, result)
-                    return result
-
-                return async_wrapper  # type: ignore[return-value]
-
-            @functools.wraps(func)
-            def wrapper(*args: Any, **kwargs: Any) -> Any:
-                result = func(*args, **kwargs)
-                capture(args, kwargs, result)
-                return result
-
-            return wrapper  # type: ignore[return-value]
+            return watched(self.record, func, Picks(input, context, trace_id))
 
         return decorate(fn) if fn is not None else decorate
 
@@ -244,6 +217,8 @@ class Monitor:
         for outcome in outcomes:
             if self.budget is not None:
                 self.budget.charge(outcome.cost, outcome.calls)
+            if outcome.evaluation is not None and telemetry.active() is not None:
+                telemetry.emit([self._labelled(outcome.evaluation)], outcome.span)
         with self._done:
             for outcome in outcomes:
                 self._stats.scored += outcome.scored
@@ -251,6 +226,13 @@ class Monitor:
                 if outcome.scored and self._stats.spend_usd is not None:
                     self._stats.spend_usd = None if outcome.cost is None else self._stats.spend_usd + outcome.cost
             self._settle(1)
+
+    def _labelled(self, evaluation: Evaluation) -> Evaluation:
+        """The evaluation labelled pass/fail against its scorer's threshold, when one is set."""
+        threshold = self.thresholds.get(evaluation.name)
+        if threshold is None or evaluation.score is None:
+            return evaluation
+        return replace(evaluation, label="pass" if evaluation.score >= threshold else "fail")
 
     def _lost(self, count: int) -> None:
         """Calls a dead scoring process had taken: failed, and no longer pending."""
@@ -279,18 +261,3 @@ def _store_here(store: Any, isolate: str) -> tuple[Store | None, bool]:
 
 
 _at_exit_hooks = ExitFlush()
-
-
-def _pick(how: Pick, arguments: Mapping[str, Any], result: Any, default: Any) -> Any:
-    if how is None:
-        return default
-    if isinstance(how, str):
-        return arguments.get(how)
-    return how(arguments, result)
-
-
-def _output(result: Any) -> Any:
-    try:
-        return normalise_output(result)
-    except TypeError:
-        return result  # the scorer reports it as a failure, stored with the step

@@ -19,10 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from troth import telemetry
 from troth.engines.item import save_outcome, score_item
 from troth.prices import total_cost
 from troth.scorers.base import Scorer
 from troth.store import Store
+from troth.telemetry import Evaluation, SpanRef
 
 log = logging.getLogger("troth.live.monitor")
 STOP = "stop"  # put on a queue after the last call: the worker drains what it has and ends
@@ -52,15 +54,18 @@ class Job:
     record: dict[str, Any]
     scorer_ids: list[str]
     key: int = 0
+    span: SpanRef | None = None  # the span current when the call happened (with an exporter)
 
 
 @dataclass(frozen=True)
 class Tally:
-    """What one scorer run on a call came to."""
+    """What one scorer run on a call came to; as an evaluation result, with the span it belongs to."""
 
     scored: bool
     cost: float | None
     calls: int
+    evaluation: Evaluation | None = None
+    span: SpanRef | None = None
 
 
 class ScoringWorker(Protocol):
@@ -129,7 +134,8 @@ async def serve(scorers: list[Scorer], store: Store | None, concurrency: int, so
 
 async def _score(job: Job, scorers: list[Scorer], store: Store | None, hooks: Hooks) -> None:
     try:
-        tallies = await _tallies(job, scorers, store)
+        with telemetry.attached(job.span):  # the judge calls' spans under the watched call's
+            tallies = await _tallies(job, scorers, store)
     except Exception:  # nothing the worker does reaches the app
         log.exception("troth monitor could not score a call")
         tallies = [Tally(False, None, 0) for _ in scorers]
@@ -149,14 +155,16 @@ async def _tallies(job: Job, scorers: list[Scorer], store: Store | None) -> list
         save_outcome(store, outcome)
     if (error := outcome.errors.get("store")) is not None:
         log.warning("troth monitor could not store a score: %s: %s", error.type, error.message)
+    found = telemetry.evaluations(outcome.results, outcome.errors, job.scorer_ids, {}, rec["metadata"])
+    named = {e.name: e for e in found}
     tallies = []
     for scorer in scorers:
-        result = outcome.results.get(scorer.id)
+        result, evaluation = outcome.results.get(scorer.id), named.get(scorer.id)
         if result is None:
-            tallies.append(Tally(False, None, 0))
+            tallies.append(Tally(False, None, 0, evaluation, job.span))
         else:
             usage = result.usage.values()
-            tallies.append(Tally(True, total_cost(usage), sum(u.calls for u in usage)))
+            tallies.append(Tally(True, total_cost(usage), sum(u.calls for u in usage), evaluation, job.span))
     return tallies
 
 
