@@ -42,3 +42,43 @@ def langgraph_agent(base_url: str, tool: Callable[..., str] = lookup) -> Any:
 
 
 FRAMEWORKS = {"openai-agents": openai_agent, "pydantic-ai": pydantic_agent, "langgraph": langgraph_agent}
+
+
+# -- the same agents watched live by a Monitor, through each framework's own hook ---------------
+async def watched_openai_run(base_url: str, monitor: Any, question: str, tool: Callable[..., str] = lookup) -> Any:
+    from agents import Runner, set_trace_processors, set_tracing_disabled
+    from troth.agents.openai_agents import TrothProcessor
+
+    agent = openai_agent(base_url, tool)
+    set_tracing_disabled(False)
+    set_trace_processors([TrothProcessor(monitor)])  # an app keeps its exporters: add_trace_processor(...)
+    try:
+        return (await Runner.run(agent, question)).final_output
+    finally:
+        set_trace_processors([])
+        set_tracing_disabled(True)
+
+
+async def watched_pydantic_run(base_url: str, monitor: Any, question: str, tool: Callable[..., str] = lookup) -> Any:
+    need("pydantic_ai")
+    from pydantic_ai import Agent
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    from troth.agents.pydantic_ai import troth_hooks
+
+    model = OpenAIChatModel("m", provider=OpenAIProvider(base_url=base_url, api_key="k"))
+    agent = Agent(model, tools=[tool], capabilities=[troth_hooks(monitor)])
+    return (await agent.run(question)).output
+
+
+async def watched_langgraph_run(base_url: str, monitor: Any, question: str, tool: Callable[..., str] = lookup) -> Any:
+    from troth.agents.langchain import TrothCallback
+
+    graph = langgraph_agent(base_url, tool)
+    result = await graph.ainvoke({"messages": [("user", question)]}, config={"callbacks": [TrothCallback(monitor)]})
+    return result["messages"][-1].content
+
+
+WATCHED = {"openai-agents": watched_openai_run, "pydantic-ai": watched_pydantic_run,
+           "langgraph": watched_langgraph_run}  # fmt: skip

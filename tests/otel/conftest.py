@@ -30,6 +30,8 @@ class Telemetry:
     spans_exporter: Any
     logs_exporter: Any
     tracer: Any
+    tracer_provider: Any
+    logger_provider: Any
 
     def spans(self, name: str | None = None) -> list[Any]:
         return [s for s in self.spans_exporter.get_finished_spans() if name is None or s.name == name]
@@ -56,7 +58,7 @@ def otel() -> Iterator[Telemetry]:
     logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
     TrothInstrumentor().instrument(tracer_provider=tracer_provider, logger_provider=logger_provider)
     try:
-        yield Telemetry(spans, logs, tracer_provider.get_tracer("app"))
+        yield Telemetry(spans, logs, tracer_provider.get_tracer("app"), tracer_provider, logger_provider)
     finally:
         TrothInstrumentor().uninstrument()
         tracer_provider.shutdown()

@@ -1,0 +1,62 @@
+"""Live scores of agents on their traces: an agent run watched through its framework's hook,
+inside the app's span, gives a ``gen_ai.evaluation.result`` event parented to that span (to
+pydantic-ai's own ``agent run`` span when pydantic-ai is instrumented too)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from tests.agents.conftest import model_server  # noqa: F401  (the fixture)
+from tests.agents.frameworks import WATCHED
+from tests.otel.conftest import Telemetry
+from troth import Monitor, create_faithfulness_scorer
+from troth.testing import FakeOpenAIServer
+
+
+@pytest.mark.parametrize("framework", sorted(WATCHED))
+def test_the_score_of_a_watched_agent_run_is_an_event_on_the_apps_span(
+    framework: str, otel: Telemetry, model_server: FakeOpenAIServer, tmp_path: Path  # noqa: F811
+) -> None:
+    monitor = Monitor([{"scorer": create_faithfulness_scorer("local"), "threshold": 0.5}], store=tmp_path / "l.db")
+    try:
+        with otel.tracer.start_as_current_span("POST /ask") as request:
+            asyncio.run(WATCHED[framework](model_server.base_url, monitor, "When did the Harbour Bridge open?"))
+        assert monitor.flush(timeout=30)
+    finally:
+        monitor.close()
+    (event,) = otel.events()
+    assert (event.trace_id, event.span_id) == (request.get_span_context().trace_id, request.get_span_context().span_id)
+    found = dict(event.attributes or {})
+    assert found["gen_ai.evaluation.name"] == "faithfulness" and found["gen_ai.evaluation.score.value"] == 1.0
+    assert found["gen_ai.evaluation.score.label"] == "pass"
+    (call,) = otel.spans("classify verifier-minilm")  # the verifier's one call, under the same span
+    assert call.parent.span_id == request.get_span_context().span_id
+
+
+def test_an_instrumented_pydantic_ai_run_parents_its_score_to_the_agent_run_span(
+    otel: Telemetry, model_server: FakeOpenAIServer, tmp_path: Path  # noqa: F811
+) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.capabilities.instrumentation import Instrumentation
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    from tests.agents.conftest import lookup
+    from troth.agents.pydantic_ai import troth_hooks
+
+    monitor = Monitor([create_faithfulness_scorer("local")], store=tmp_path / "l.db")
+    model = OpenAIChatModel("m", provider=OpenAIProvider(base_url=model_server.base_url, api_key="k"))
+    settings = InstrumentationSettings(tracer_provider=otel.tracer_provider)
+    agent = Agent(model, tools=[lookup], capabilities=[Instrumentation(settings), troth_hooks(monitor)])
+    try:
+        asyncio.run(agent.run("When did the Harbour Bridge open?"))
+        assert monitor.flush(timeout=30)
+    finally:
+        monitor.close()
+    (event,) = otel.events()
+    (agent_span,) = [s for s in otel.spans() if s.name.startswith(("agent run", "invoke_agent"))]
+    assert event.span_id == agent_span.context.span_id and event.trace_id == agent_span.context.trace_id
