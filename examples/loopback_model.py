@@ -7,8 +7,7 @@ import argparse
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-from troth.testing import FakeOpenAIServer, Reply
-from troth.testing.server import Request
+from troth.testing import FakeOpenAIServer, ToolCallingModel
 
 QUESTIONS = [{"id": "bridge", "input": "When did the Harbour Bridge open?"}]
 
@@ -16,17 +15,6 @@ QUESTIONS = [{"id": "bridge", "input": "When did the Harbour Bridge open?"}]
 def lookup(topic: str) -> str:
     """Look a topic up in the city's records."""
     return "The Harbour Bridge opened in 1932 and is 134 m high." if "bridge" in topic else "nothing found"
-
-
-def _reply(request: Request) -> Reply:
-    answered = any(m.get("role") == "tool" for m in request.body.get("messages", []))
-    message: dict[str, Any] = {"role": "assistant", "content": "The Harbour Bridge opened in 1932."}
-    if not answered:
-        call = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"topic": "bridge"}'}}
-        message = {"role": "assistant", "content": None, "tool_calls": [call]}
-    return Reply(body={"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [
-        {"index": 0, "message": message, "finish_reason": "stop" if answered else "tool_calls"}],
-        "usage": {"prompt_tokens": 12, "completion_tokens": 6, "total_tokens": 18}})  # fmt: skip
 
 
 def model_server(description: str) -> tuple[AbstractContextManager[Any], str, str]:
@@ -37,5 +25,5 @@ def model_server(description: str) -> tuple[AbstractContextManager[Any], str, st
     args = parser.parse_args()
     if args.base_url:
         return nullcontext(), args.base_url, args.model
-    server = FakeOpenAIServer(_reply, record=False)
+    server = FakeOpenAIServer(ToolCallingModel("The Harbour Bridge opened in 1932."), record=False)
     return server, server.base_url, args.model

@@ -129,6 +129,13 @@ class InvalidTranscriptError(TrothError, ValueError):
     step = "prepare"
 
 
+class InvalidTraceError(TrothError, ValueError):
+    """A trace export that cannot be read, or a span in it that cannot make an item; the message
+    names the file, line and span."""
+
+    step = "data"
+
+
 class ContextFunctionError(TrothError):
     """The ``get_context`` function given to a scorer raised; the cause is chained."""
 

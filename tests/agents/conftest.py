@@ -2,39 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
-from troth.testing import FakeOpenAIServer, Reply
-from troth.testing.server import Request
+from troth.testing import FakeOpenAIServer, ToolCallingModel
 
 REQUIRED = os.environ.get("TROTH_REQUIRE_AGENTS") == "1"
 TOOL_RESULT = "The Harbour Bridge opened in 1932 and is 134 m high."
 ANSWER = "The Harbour Bridge opened in 1932."
 
 
-def completion(message: dict[str, Any], finish: str, tokens: tuple[int, int]) -> Reply:
-    return Reply(body={"id": "c", "object": "chat.completion", "created": 0, "model": "m",
-                       "choices": [{"index": 0, "finish_reason": finish, "message": message}],
-                       "usage": {"prompt_tokens": tokens[0], "completion_tokens": tokens[1],
-                                 "total_tokens": sum(tokens)}})  # fmt: skip
-
-
-def scripted_agent_model(answer: str = ANSWER, call_tool: bool = True) -> Callable[[Request], Reply]:
+def scripted_agent_model(answer: str = ANSWER, call_tool: bool = True) -> ToolCallingModel:
     """A model that asks for ``lookup(topic="bridge")`` once, then answers once the tool's result is in."""
-
-    def reply(request: Request) -> Reply:
-        if not call_tool or any(m.get("role") == "tool" for m in request.body.get("messages", [])):
-            return completion({"role": "assistant", "content": answer}, "stop", (20, 7))
-        arguments = json.dumps({"topic": "bridge"})
-        call = {"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": arguments}}
-        return completion({"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls", (10, 5))
-
-    return reply
+    return ToolCallingModel(answer, call_tool=call_tool)
 
 
 def lookup(topic: str) -> str:

@@ -32,7 +32,11 @@ class EngineName(StrEnum):
 
 def eval_command(
     data: Annotated[
-        Path, typer.Argument(help="Items: .jsonl or .csv (with --engine ray: .jsonl, .parquet, a Parquet folder).")
+        Path,
+        typer.Argument(
+            help="Items: .jsonl or .csv, or an OTLP/JSON trace export (with --engine ray: .jsonl, .parquet, a "
+            "Parquet folder)."
+        ),
     ],
     model: Annotated[
         str, typer.Option(help="Judge: 'local' (the offline claim verifier), 'llm' (a local LLM) or 'provider/model'.")

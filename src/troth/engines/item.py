@@ -65,6 +65,10 @@ async def score_item(
     """Score ``item`` (a checked item: ``id``, ``input``, ``output``, ``context``, ...) with
     ``scorers``; with no scorers to run, the target is not called. Never raises."""
     outcome = Outcome(dict(item))
+    if item.get("error"):  # a row its reader could not make: failed as data, the run goes on
+        outcome.errors["data"] = ItemError(item["error"]["type"], redact(item["error"]["message"]), "data")
+        return outcome
+    trace_id = trace_id or (item.get("metadata") or {}).get("trace_id")
     try:
         if scorers and outcome.item["output"] is None and not await _run_target(target, outcome):
             return outcome

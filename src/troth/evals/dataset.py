@@ -1,4 +1,5 @@
-"""Reading and checking evaluation items: a list of dicts, a .jsonl/.csv file or a DataFrame."""
+"""Reading and checking evaluation items: a list of dicts, a .jsonl/.csv file, an OTLP/JSON
+trace export or a DataFrame."""
 
 from __future__ import annotations
 
@@ -9,13 +10,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from troth.evals.otlp import looks_like_otlp, read_otlp
 from troth.textfiles import read_text
 
 ITEM_FIELDS = {"id", "input", "output", "context", "ground_truth", "metadata"}
 
 
 def load_items(data: Any) -> list[dict[str, Any]]:
-    """Items from a list of dicts, a .jsonl/.csv path or a pandas DataFrame; checked row by row."""
+    """Items from a list of dicts, a .jsonl/.csv path, an OTLP/JSON trace export (.json/.jsonl)
+    or a pandas DataFrame; checked row by row."""
     if isinstance(data, (str, Path)):
         rows = _read_file(Path(data))
     elif hasattr(data, "to_dict") and hasattr(data, "columns"):
@@ -39,7 +42,7 @@ def load_items(data: Any) -> list[dict[str, Any]]:
 
 def check_target(items: list[dict[str, Any]], target: Any) -> None:
     """ValueError naming the first item without an output when there is no target to make one."""
-    missing = next((it["id"] for it in items if it["output"] is None), None)
+    missing = next((it["id"] for it in items if it["output"] is None and "error" not in it), None)
     if target is None and missing is not None:
         raise ValueError(f"item {missing!r} has no 'output' and no target was given to produce one")
 
@@ -48,9 +51,11 @@ def check_row(row: Any, where: str, *, default_id: str | None = None) -> dict[st
     """One row as an item (all of ``ITEM_FIELDS``); ValueError/TypeError naming ``where`` if bad."""
     if not isinstance(row, Mapping):
         raise TypeError(f"{where} must be a dict, not {type(row).__name__}")
-    if row.get("input") is None and row.get("output") is None:
+    if row.get("input") is None and row.get("output") is None and row.get("error") is None:
         raise ValueError(f"{where} has neither 'input' nor 'output'")
     item = {k: row.get(k) for k in ITEM_FIELDS}
+    if row.get("error") is not None:  # a row its reader could not make (a broken span): failed as data
+        item["error"] = _error(row["error"], where)
     if row.get("id") is not None:
         item["id"] = str(row["id"])
     elif default_id is not None:
@@ -68,8 +73,16 @@ def check_row(row: Any, where: str, *, default_id: str | None = None) -> dict[st
     return item
 
 
+def _error(error: Any, where: str) -> dict[str, str]:
+    if not isinstance(error, Mapping) or not isinstance(error.get("message"), str):
+        raise TypeError(f"{where}: 'error' must be an object with a 'type' and a 'message'")
+    return {"type": str(error.get("type") or "ValueError"), "message": error["message"]}
+
+
 def _read_file(path: Path) -> list[dict[str, Any]]:
     text = read_text(path)
+    if path.suffix in (".json", ".jsonl") and looks_like_otlp(text):
+        return read_otlp(text, str(path))
     if path.suffix == ".jsonl":
         rows = []
         for n, line in enumerate(text.splitlines(), 1):
@@ -89,4 +102,4 @@ def _read_file(path: Path) -> list[dict[str, Any]]:
                 with contextlib.suppress(json.JSONDecodeError):  # a JSON list, or a plain string
                     row["context"] = json.loads(row["context"])
         return rows
-    raise ValueError(f"{path}: unsupported file type {path.suffix!r} (use .jsonl or .csv)")
+    raise ValueError(f"{path}: unsupported file type {path.suffix!r} (use .jsonl, .csv or an OTLP/JSON trace export)")

@@ -1,5 +1,6 @@
 """Testing helpers: assertions for test suites and a loopback OpenAI-compatible server."""
 
+from troth.testing.agent_model import ToolCallingModel
 from troth.testing.asserts import assert_faithful, assert_not_hallucinated, assert_relevant
 from troth.testing.server import FakeOpenAIServer, Reply, ScriptedJudge
 
@@ -7,6 +8,7 @@ __all__ = [
     "FakeOpenAIServer",
     "Reply",
     "ScriptedJudge",
+    "ToolCallingModel",
     "assert_faithful",
     "assert_not_hallucinated",
     "assert_relevant",
