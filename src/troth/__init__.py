@@ -1,5 +1,6 @@
 """troth: is an LLM's answer faithful to its context?"""
 
+from troth.compare import Comparison, compare_evals
 from troth.engines import LocalEngine, RayEngine
 from troth.engines.base import Engine, EvalJob
 from troth.errors import (
@@ -46,6 +47,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Budget",
+    "Comparison",
     "ConfigError",
     "ContextFunctionError",
     "ContextTooLongError",
@@ -92,6 +94,7 @@ __all__ = [
     "Verdicts",
     "__version__",
     "arun_evals",
+    "compare_evals",
     "create_answer_relevancy_scorer",
     "create_faithfulness_scorer",
     "create_hallucination_scorer",

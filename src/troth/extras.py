@@ -29,6 +29,8 @@ EXTRAS: dict[str, Extra] = {
     "otel": Extra(
         "OpenTelemetry for troth", ("opentelemetry", "opentelemetry.instrumentation"), 'pip install "troth[otel]"'
     ),
+    "compare": Extra("Comparing evaluations", ("numpy", "scipy"), 'pip install "troth[compare]"'),
+    "ui": Extra("The web UI", ("starlette", "jinja2", "uvicorn"), 'pip install "troth[ui]"'),
     "parquet": Extra("The Parquet store", ("pyarrow",), 'pip install pyarrow (or "troth[ray]")'),
 }
 

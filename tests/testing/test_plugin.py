@@ -73,3 +73,38 @@ def test_example_file_runs_against_a_judge(pytester: pytest.Pytester, server: Fa
     result.stdout.fnmatch_lines(
         ["*troth scores*", "PASS faithfulness*", "PASS hallucination*", "PASS answer-relevancy*"]
     )
+
+
+GATED_TESTS = """
+import pytest
+from troth.testing import assert_faithful
+
+CONTEXT = ["Oslo is the capital of Norway. Bergen is on the west coast."]
+
+@pytest.mark.parametrize("n", range(12))
+def test_answer(n):
+    assert_faithful(f"Oslo is the capital of Norway. Bergen is on the west coast ({n}).", CONTEXT, threshold=0)
+"""
+
+
+def test_a_session_significantly_worse_than_its_baseline_fails(
+    pytester: pytest.Pytester, server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    pytester.makepyfile(test_gated=GATED_TESTS)
+    store = str(tmp_path / "scores.db")
+    common = ["--troth-model=m", f"--troth-base-url={server.base_url}", f"--troth-store={store}"]
+    server.responder = ScriptedJudge(verdicts={"Oslo": ("yes", "Oslo is the capital"), "Bergen": ("yes", "Bergen")})
+    pytester.runpytest_subprocess(*common, "--troth-eval-id=main").assert_outcomes(passed=12)
+    server.responder = ScriptedJudge(verdicts={"Oslo": ("yes", "Oslo is the capital"), "Bergen": ("no", "Bergen")})
+    worse = pytester.runpytest_subprocess(*common, "--troth-eval-id=branch", "--troth-baseline=main",
+                                          "--troth-fail-if-worse=0.1")  # fmt: skip
+    worse.assert_outcomes(passed=12)  # every test passed its own threshold; the session as a whole got worse
+    assert worse.ret == 1
+    worse.stdout.fnmatch_lines(["faithfulness: mean 0.500 against 1.000 in main (-0.500, p *)",
+                                "WORSE than main by more than 0.1 (p < 0.05): faithfulness"])  # fmt: skip
+    within = pytester.runpytest_subprocess(*common, "--troth-eval-id=branch2", "--troth-baseline=main",
+                                           "--troth-fail-if-worse=0.6")  # fmt: skip
+    assert within.ret == 0
+    missing = pytester.runpytest_subprocess(*common, "--troth-baseline=nope")
+    assert missing.ret == pytest.ExitCode.USAGE_ERROR
+    missing.stdout.fnmatch_lines(["baseline check not made: no evaluation 'nope' in the store"])

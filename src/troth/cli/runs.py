@@ -47,9 +47,14 @@ def since_time(value: str | None) -> str | None:
         raise ValueError(f"--since must be a duration such as 30m, 2h or 7d, or an ISO time, not {value!r}") from None
 
 
+def store_path(store: Path | None) -> Path:
+    """The store given, else ``$TROTH_STORE``, else ``./.troth/troth.db``."""
+    return store or Path(os.environ.get(ENV_STORE) or DEFAULT_PATH)
+
+
 def open_existing(store: Path | None) -> Store:
     """The SQLite file, or the folder of Parquet parts (a ``.parquet`` path), that must exist."""
-    path = store or Path(os.environ.get(ENV_STORE) or DEFAULT_PATH)
+    path = store_path(store)
     if path.suffix == ".parquet" and path.is_dir():
         return ParquetStore(path)
     if not path.is_file():

@@ -102,7 +102,8 @@ def highlight_output(output: str, verdicts: list[Verdict]) -> str:
     return " ".join(parts)
 
 
-def _evidence(ev: Evidence | None, context: list[str] | None) -> str:
+def evidence_html(ev: Evidence | None, context: list[str] | None) -> str:
+    """Where a claim's evidence quote lies in its context segment (or that it was not found), as HTML."""
     if ev is None:
         return '<div class="ctx">No evidence quoted.</div>'
     if not ev.verified or ev.context_index is None or ev.start is None or ev.end is None:
@@ -150,7 +151,7 @@ def _item(index: int, item: ItemResult, scorer_ids: Iterable[str]) -> str:
                 f'<details class="claim" data-verdict="{_e(v.verdict)}"><summary>'
                 f'<mark class="v-{_e(v.verdict)}">{_e(v.verdict)}</mark> {_e(v.claim)}</summary>'
                 f'<div class="ctx">{_e(v.reason)}</div>'
-                f"{_evidence(v.evidence, item.context)}</details>"
+                f"{evidence_html(v.evidence, item.context)}</details>"
             )
     data_score = "" if score is None else f"{score}"
     return (
@@ -161,7 +162,8 @@ def _item(index: int, item: ItemResult, scorer_ids: Iterable[str]) -> str:
     )
 
 
-def _histogram(scores: list[float]) -> str:
+def histogram_html(scores: list[float]) -> str:
+    """Ten bars of the scores (on a 0-1 scale, or up to the highest score), as HTML."""
     bins = [0] * 10
     top = max(scores, default=1.0) or 1.0
     scale = 1.0 if top <= 1.0 else top
@@ -213,7 +215,7 @@ def render_html(result: EvalResult, title: str = "troth evaluation") -> str:
 <body><header><h1>{_e(title)}</h1><div>evaluation <code>{_e(result.eval_id)}</code></div></header>
 <main>
 <div class="cards" id="summary">{"".join(cards)}</div>
-<h2>Score distribution ({_e(main or "")})</h2>{_histogram(scores)}
+<h2>Score distribution ({_e(main or "")})</h2>{histogram_html(scores)}
 <h2>Failures ({len(failures)})</h2><ul id="failures">{failure_list or "<li>none</li>"}</ul>
 <h2>Items</h2>
 <div class="controls">Sort by <select id="sort"><option value="asc">score, lowest first</option>

@@ -3,6 +3,8 @@
 pytest --troth-model openai/gpt-4o-mini
 pytest --troth-model my-model --troth-base-url http://127.0.0.1:8000/v1
 pytest --troth-store .troth/troth.db    # save every score of the session in the store
+pytest --troth-store s.db --troth-eval-id main            # ...under an evaluation id of your choosing
+pytest --troth-store s.db --troth-baseline main --troth-fail-if-worse 0.05   # fail on a regression
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ _KEY = pytest.StashKey["ScoreLog"]()
 class ScoreLog:
     """Scores recorded by the assert helpers during the session (and saved to the store if given)."""
 
-    def __init__(self, store: Path | None) -> None:
+    def __init__(self, store: Path | None, eval_id: str | None = None) -> None:
         self.rows: list[tuple[str, str, float, float, bool]] = []
         self.store = SQLiteStore(store) if store is not None else None
-        self.eval_id = "pytest-" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+        self.eval_id = eval_id or "pytest-" + datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
         self.current_test = ""
+        self.verdict: list[str] = []  # what the baseline check found, for the summary
 
     def __call__(self, name: str, result: ScoreResult, threshold: float, passed: bool) -> None:
         self.rows.append((self.current_test, name, result.score, threshold, passed))
@@ -53,6 +56,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--troth-model", help="judge for troth's assert helpers: 'local', 'llm' or 'provider/model'")
     group.addoption("--troth-base-url", help="OpenAI-compatible server for --troth-model")
     group.addoption("--troth-store", help="save every score of the session in this SQLite store")
+    group.addoption("--troth-eval-id", help="the evaluation id the session's scores are saved under")
+    group.addoption("--troth-baseline", help="compare the session's scores with this saved evaluation")
+    group.addoption("--troth-fail-if-worse", type=float, default=0.0,
+                    help="fail when a scorer's mean is lower than the baseline's by more than this, significantly")
+    group.addoption("--troth-alpha", type=float, default=0.05, help="significance level of the baseline check")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -63,8 +71,36 @@ def pytest_configure(config: pytest.Config) -> None:
     if base_url:
         os.environ[asserts.ENV_BASE_URL] = base_url
     store = config.getoption("--troth-store")
-    log = ScoreLog(Path(store) if store else None)
+    if config.getoption("--troth-baseline") and not store:
+        raise pytest.UsageError("--troth-baseline needs --troth-store (where the baseline and this session are saved)")
+    log = ScoreLog(Path(store) if store else None, config.getoption("--troth-eval-id"))
     config.stash[_KEY] = log
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """With --troth-baseline: the session fails when its scores are significantly worse."""
+    config = session.config
+    log, baseline = config.stash.get(_KEY, None), config.getoption("--troth-baseline")
+    if log is None or log.store is None or not baseline or not log.rows:
+        return
+    from troth.compare import compare_evals
+
+    delta, alpha = config.getoption("--troth-fail-if-worse"), config.getoption("--troth-alpha")
+    try:
+        comparison = compare_evals(baseline, log.eval_id, store=log.store)
+    except ValueError as exc:
+        log.verdict = [f"baseline check not made: {exc}"]
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
+        return
+    for sid, s in comparison.scorers.items():
+        if (p := s.stats) is not None:
+            shown = "-" if p.p_value is None else f"{p.p_value:.3g}"
+            log.verdict.append(f"{sid}: mean {p.mean_b:.3f} against {p.mean_a:.3f} in {baseline} "
+                               f"({p.mean_diff:+.3f}, p {shown})")  # fmt: skip
+    worse = comparison.worse(delta, alpha)
+    if worse:
+        log.verdict.append(f"WORSE than {baseline} by more than {delta:g} (p < {alpha:g}): {', '.join(worse)}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -102,3 +138,5 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     for test, name, score, threshold, passed in log.rows:
         mark = "PASS" if passed else "FAIL"
         terminalreporter.write_line(f"{mark} {name:<16} {score:>6g} (threshold {threshold:g})  {test}")
+    for line in log.verdict:
+        terminalreporter.write_line(line)

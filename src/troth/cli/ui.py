@@ -1,0 +1,32 @@
+"""``troth ui``: the local, read-only web app over the store."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from troth.cli.app import one_line_errors
+from troth.cli.runs import StoreOption, store_path
+from troth.extras import require
+
+
+def ui(
+    store: StoreOption = None,
+    host: Annotated[str, typer.Option(help="Address to listen on (default: this machine only).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+) -> None:
+    """Browse every evaluation, item and live score in a web browser (read-only)."""
+    with one_line_errors():
+        require("ui")
+        from troth.ui.app import create_app
+
+        app = create_app(store_path(store))
+    import uvicorn
+
+    typer.echo(f"troth ui on http://{host}:{port}/ (Ctrl-C to stop)")
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ui")(ui)

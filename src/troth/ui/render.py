@@ -1,0 +1,66 @@
+"""The UI's pages from Jinja2 templates (autoescaped: every stored string is escaped), and the
+comparison as a self-contained HTML page (``troth compare --report``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from troth.extras import load
+from troth.prices import format_usd
+from troth.report.page import CSS
+
+if TYPE_CHECKING:
+    from troth.compare import Comparison
+
+_ENV: Any = None
+
+
+def environment() -> Any:
+    """The Jinja2 environment with troth's filters (built once)."""
+    global _ENV
+    if _ENV is None:
+        jinja2 = load("jinja2", "compare")
+        env = jinja2.Environment(loader=jinja2.PackageLoader("troth.ui", "templates"), autoescape=True)
+        env.filters.update(score=_score, usd=format_usd, signed=_signed, pvalue=_pvalue, short=_short)
+        env.globals.update(css=markup(CSS), standalone=False)
+        _ENV = env
+    return _ENV
+
+
+def render(template: str, **values: Any) -> str:
+    return str(environment().get_template(template).render(**values))
+
+
+def markup(html: str) -> Any:
+    """HTML made by troth's own escaping helpers, kept as is by the templates."""
+    return load("markupsafe", "compare").Markup(html)
+
+
+def render_comparison(comparison: Comparison, limit: int = 200) -> str:
+    """The comparison as one HTML page with no external assets."""
+    return render("compare.html", c=comparison, standalone=True, limit=limit, evals=[], error=None)
+
+
+def write_comparison(comparison: Comparison, path: str | Path) -> Path:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(render_comparison(comparison), encoding="utf-8", errors="backslashreplace")
+    return target
+
+
+def _score(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}".rstrip("0").rstrip(".") if value % 1 else f"{value:g}"
+
+
+def _signed(value: float | None) -> str:
+    return "–" if value is None else f"{value:+.3f}"
+
+
+def _pvalue(value: float | None) -> str:
+    return "–" if value is None else "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _short(value: Any, size: int = 160) -> str:
+    text = "" if value is None else str(value)
+    return text if len(text) <= size else text[: size - 1] + "…"

@@ -1,0 +1,63 @@
+"""``troth compare`` as a subprocess: the table, --json, the HTML page in headless Chromium, and
+the regression gate's exit codes (1 worse, 0 not, 2 bad input)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.compare.conftest import REGRESSED
+from tests.report.test_page import FLAGS, need_chromium
+
+
+def troth(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "troth", *args], capture_output=True, text=True, timeout=120, cwd=cwd)
+
+
+def test_the_table_names_the_worst_items_and_their_changed_claims(two_evals: Path, tmp_path: Path) -> None:
+    out = troth("compare", "base", "cand", "--store", str(two_evals), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "-0.200" in out.stdout and "faithfulness" in out.stdout
+    assert "It is 134 m high (r).: yes -> no" in out.stdout and "in B only: 1" in out.stdout
+
+
+def test_fail_if_worse_exits_1_when_significantly_worse_and_0_otherwise(two_evals: Path, tmp_path: Path) -> None:
+    worse = troth("compare", "base", "cand", "--store", str(two_evals), "--fail-if-worse", "0.1", cwd=tmp_path)
+    assert worse.returncode == 1 and "worse: faithfulness" in worse.stderr
+    within = troth("compare", "base", "cand", "--store", str(two_evals), "--fail-if-worse", "0.25", cwd=tmp_path)
+    assert within.returncode == 0, within.stderr
+    strict = troth("compare", "base", "cand", "--store", str(two_evals), "--fail-if-worse", "0.1", "--alpha", "1e-9",
+                   cwd=tmp_path)  # fmt: skip
+    assert strict.returncode == 0
+
+
+def test_bad_input_exits_2_in_one_line(two_evals: Path, tmp_path: Path) -> None:
+    for args, message in ((["base", "nope"], "no evaluation 'nope'"), (["base", "cand", "--alpha", "2"], "--alpha"),
+                          (["base", "cand", "--fail-if-worse", "-1"], "--fail-if-worse must be 0 or more")):  # fmt: skip
+        out = troth("compare", *args, "--store", str(two_evals), cwd=tmp_path)
+        assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_json_holds_every_item(two_evals: Path, tmp_path: Path) -> None:
+    out = troth("compare", "base", "cand", "--store", str(two_evals), "--json", cwd=tmp_path)
+    found = json.loads(out.stdout)
+    assert len(found["items"]) == 30 and found["items"][0]["status"] == "worse"
+    assert found["scorers"]["faithfulness"]["stats"]["mean_diff"] == -0.2 and found["only_b"] == [["new", "faithfulness"]]
+
+
+def test_the_report_renders_in_chromium(two_evals: Path, tmp_path: Path) -> None:
+    chromium = need_chromium()
+    page = tmp_path / "compare.html"
+    out = troth("compare", "base", "cand", "--store", str(two_evals), "--report", str(page), cwd=tmp_path)
+    assert out.returncode == 0 and page.is_file()
+    html = page.read_text(encoding="utf-8")
+    assert "http://" not in html and "https://" not in html  # self-contained
+    dom = subprocess.run([chromium, *FLAGS, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120,
+                         check=True).stdout  # fmt: skip
+    assert dom.count('class="item diff worse"') == REGRESSED and dom.count('class="change"') == REGRESSED
+    shot = tmp_path / "compare.png"
+    subprocess.run([chromium, *FLAGS, f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
+                   capture_output=True, timeout=120, check=True)  # fmt: skip
+    assert shot.stat().st_size > 10_000
