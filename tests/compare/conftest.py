@@ -29,8 +29,9 @@ def run(script: ScriptedJudge, db: Path, eval_id: str, items: list[dict[str, obj
 
 def items(regressed: int) -> list[dict[str, object]]:
     """30 answers; the first ``regressed`` get a claim the WORSE script contradicts."""
+    changed = ANSWER.replace("high.", "high (r).")
     return [{"id": f"q{i:02d}", "input": f"Question {i}?", "context": CONTEXT,
-             "output": ANSWER.replace("high.", "high (r).") if i < regressed else ANSWER} for i in range(30)]  # fmt: skip
+             "output": changed if i < regressed else ANSWER} for i in range(30)]  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -34,8 +34,9 @@ def test_fail_if_worse_exits_1_when_significantly_worse_and_0_otherwise(two_eval
 
 
 def test_bad_input_exits_2_in_one_line(two_evals: Path, tmp_path: Path) -> None:
-    for args, message in ((["base", "nope"], "no evaluation 'nope'"), (["base", "cand", "--alpha", "2"], "--alpha"),
-                          (["base", "cand", "--fail-if-worse", "-1"], "--fail-if-worse must be 0 or more")):  # fmt: skip
+    cases = [(["base", "nope"], "no evaluation 'nope'"), (["base", "cand", "--alpha", "2"], "--alpha"),
+             (["base", "cand", "--fail-if-worse", "-1"], "--fail-if-worse must be 0 or more")]  # fmt: skip
+    for args, message in cases:
         out = troth("compare", *args, "--store", str(two_evals), cwd=tmp_path)
         assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
@@ -44,7 +45,8 @@ def test_json_holds_every_item(two_evals: Path, tmp_path: Path) -> None:
     out = troth("compare", "base", "cand", "--store", str(two_evals), "--json", cwd=tmp_path)
     found = json.loads(out.stdout)
     assert len(found["items"]) == 30 and found["items"][0]["status"] == "worse"
-    assert found["scorers"]["faithfulness"]["stats"]["mean_diff"] == -0.2 and found["only_b"] == [["new", "faithfulness"]]
+    assert found["scorers"]["faithfulness"]["stats"]["mean_diff"] == -0.2
+    assert found["only_b"] == [["new", "faithfulness"]]
 
 
 def test_the_report_renders_in_chromium(two_evals: Path, tmp_path: Path) -> None:
