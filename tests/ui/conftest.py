@@ -1,0 +1,51 @@
+"""``troth ui`` served by uvicorn on 127.0.0.1 over a store with two evaluations, live scores and
+an item whose text is markup."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.compare.conftest import two_evals  # noqa: F401  (the fixture)
+from troth.store import SQLiteStore
+from troth.store.base import RunRecord, now
+
+HOSTILE = '<script>document.title="owned"</script><img src=x onerror="document.title=\'owned\'">'
+
+
+@pytest.fixture(scope="module")
+def ui_store(two_evals: Path) -> Path:  # noqa: F811
+    store = SQLiteStore(two_evals)
+    store.save_run(RunRecord(run_id="hostile", scorer_id="faithfulness", eval_id="hostile-eval", item_id=HOSTILE,
+                             input=HOSTILE, output=HOSTILE, reason=HOSTILE, score=0.0, finished_at=now(),
+                             created_at=now()))  # fmt: skip
+    for i, score in enumerate((1.0, 0.5, 0.0, 1.0)):
+        store.save_run(RunRecord(run_id=f"live-{i}", scorer_id="faithfulness", source="live", trace_id=f"t{i}",
+                                 input=f"live question {i}", output="answer", score=score, reason=f"live reason {i}",
+                                 finished_at=now(), created_at=now()))  # fmt: skip
+    store.close()
+    return two_evals
+
+
+@pytest.fixture(scope="module")
+def ui(ui_store: Path) -> Iterator[str]:
+    pytest.importorskip("starlette") if not _required() else None
+    from troth.ui.serve import serving
+
+    with serving(ui_store) as base:
+        yield base
+
+
+def _required() -> bool:
+    import os
+
+    return os.environ.get("TROTH_REQUIRE_CHROMIUM") == "1"
+
+
+def get(base: str, path: str, **params: Any) -> Any:
+    import httpx
+
+    return httpx.get(base + path, params=params, timeout=10)

@@ -1,0 +1,92 @@
+"""The web UI as a person uses it: real HTTP to uvicorn on 127.0.0.1, and each page opened in
+headless Chromium (DOM after scripts, a screenshot, no script run from stored text)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.compare.conftest import REGRESSED
+from tests.report.test_page import FLAGS, need_chromium
+from tests.ui.conftest import get
+
+
+def test_the_evaluations_newest_first_and_filtered(ui: str) -> None:
+    page = get(ui, "/")
+    assert page.status_code == 200
+    listed = re.findall(r'<tr class="eval"><td><a href="/evals/([^"]+)"', page.text)
+    assert listed == ["hostile-eval", "cand", "base"]
+    row = page.text.split('href="/evals/cand"')[1].split("</tr>")[0]
+    assert "31" in row and "0.8" in row and "m" in row  # items, mean, judge
+    filtered = get(ui, "/", q="cand")
+    assert re.findall(r'href="/evals/([^"]+)"', filtered.text) == ["cand"] and "1 evaluation(s)" in filtered.text
+
+
+def test_one_evaluation_has_its_histogram_and_items_sorted_by_score(ui: str) -> None:
+    page = get(ui, "/evals/cand")
+    assert page.status_code == 200 and 'id="histogram"' in page.text
+    scores = re.findall(r'<tr class="item" data-score="([^"]*)"', page.text)
+    assert len(scores) == 31 and scores[:REGRESSED] == ["0.5"] * REGRESSED and set(scores[REGRESSED:]) == {"1.0"}
+    descending = re.findall(r'data-score="([^"]*)"', get(ui, "/evals/cand", sort="-score").text)
+    assert descending[0] == "1.0" and descending[-1] == "0.5"
+    assert get(ui, "/evals/nope").status_code == 404
+
+
+def test_one_item_shows_claims_by_verdict_and_evidence_in_context(ui: str) -> None:
+    page = get(ui, "/evals/cand")
+    run_id = re.findall(r'<tr class="item" data-score="0.5"><td><a href="/runs/([^"]+)"', page.text)[0]
+    item = get(ui, f"/runs/{run_id}")
+    assert item.status_code == 200
+    assert re.findall(r'<details class="claim" data-verdict="(\w+)"', item.text) == ["yes", "no"]
+    assert '<mark class="v-no" data-verdict="no">It is 134 m high (r).</mark>' in item.text
+    assert "<mark>134 m high</mark>" in item.text  # the evidence, located in the context
+
+
+def test_compare_and_live_pages(ui: str) -> None:
+    compared = get(ui, "/compare", a="base", b="cand")
+    assert compared.status_code == 200 and compared.text.count('class="item diff worse"') == REGRESSED
+    assert "−" in compared.text or "-0.200" in compared.text
+    assert "no evaluation" in get(ui, "/compare", a="base", b="nope").text
+    live = get(ui, "/live", since="1h", threshold="0.6")
+    hour = r'<tr class="hour"><td>[^<]+</td><td class="num">(\d+)</td><td class="num">([^<]+)</td>'
+    rows = re.findall(hour, live.text)
+    assert rows == [("4", "0.625")] and "50%" in live.text and "live reason 2" in live.text
+
+
+def test_stored_text_is_escaped_everywhere(ui: str) -> None:
+    for path in ("/evals/hostile-eval", "/runs/hostile"):
+        text = get(ui, path).text
+        assert "<script>document.title" not in text and "<img src=x" not in text
+        assert "&lt;script&gt;document.title" in text
+
+
+@pytest.mark.parametrize("path", ["/", "/evals/cand", "/runs/hostile", "/compare?a=base&b=cand", "/live"])
+def test_each_page_renders_in_chromium_without_running_stored_text(ui: str, path: str, tmp_path: Path) -> None:
+    chromium = need_chromium()
+    dom = subprocess.run([chromium, *FLAGS, "--dump-dom", ui + path], capture_output=True, text=True, timeout=120,
+                         check=True).stdout  # fmt: skip
+    assert "<title>owned</title>" not in dom and "<main>" in dom and "<nav>" in dom
+    shot = tmp_path / "page.png"
+    subprocess.run([chromium, *FLAGS, f"--screenshot={shot}", "--window-size=1200,1000", ui + path],
+                   capture_output=True, timeout=120, check=True)  # fmt: skip
+    assert shot.stat().st_size > 5_000
+
+
+def test_a_parquet_store_is_browsed_too(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    from troth.store import ParquetStore
+    from troth.store.base import RunRecord, now
+
+    store = ParquetStore(tmp_path / "runs.parquet")
+    for i in range(3):
+        store.save_run(RunRecord(run_id=f"r{i}", scorer_id="faithfulness", eval_id="pq", item_id=f"i{i}",
+                                 score=i / 2, finished_at=now(), created_at=now()))  # fmt: skip
+    store.close()
+    from troth.ui.serve import serving
+
+    with serving(tmp_path / "runs.parquet") as base:
+        page = get(base, "/evals/pq")
+    assert re.findall(r'data-score="([^"]*)"', page.text) == ["0.0", "0.5", "1.0"]
