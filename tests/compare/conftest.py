@@ -36,6 +36,9 @@ def items(regressed: int) -> list[dict[str, object]]:
 
 @pytest.fixture(scope="module")
 def two_evals(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.ui.conftest import need_ui
+
+    need_ui()
     db = tmp_path_factory.mktemp("compare") / "s.db"
     run(GOOD, db, "base", items(REGRESSED))
     run(WORSE, db, "cand", [*items(REGRESSED), {"id": "new", "output": ANSWER, "context": CONTEXT}])

@@ -3,6 +3,7 @@ an item whose text is markup."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,19 +31,26 @@ def ui_store(two_evals: Path) -> Path:  # noqa: F811
     return two_evals
 
 
+def need_ui() -> None:
+    """Skip (or fail, with TROTH_REQUIRE_UI=1) without troth[ui]."""
+    try:
+        import jinja2  # noqa: F401
+        import scipy  # noqa: F401
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError:
+        if os.environ.get("TROTH_REQUIRE_UI") == "1":
+            raise
+        pytest.skip('troth[ui] is not installed')
+
+
 @pytest.fixture(scope="module")
 def ui(ui_store: Path) -> Iterator[str]:
-    pytest.importorskip("starlette") if not _required() else None
+    need_ui()
     from troth.ui.serve import serving
 
     with serving(ui_store) as base:
         yield base
-
-
-def _required() -> bool:
-    import os
-
-    return os.environ.get("TROTH_REQUIRE_CHROMIUM") == "1"
 
 
 def get(base: str, path: str, **params: Any) -> Any:
