@@ -90,3 +90,31 @@ def test_a_parquet_store_is_browsed_too(tmp_path: Path) -> None:
     with serving(tmp_path / "runs.parquet") as base:
         page = get(base, "/evals/pq")
     assert re.findall(r'data-score="([^"]*)"', page.text) == ["0.0", "0.5", "1.0"]
+
+
+def test_troth_ui_serves_the_store_and_refuses_a_missing_one(ui_store: Path, tmp_path: Path) -> None:
+    import socket
+    import sys
+    import time
+
+    import httpx
+
+    missing = subprocess.run([sys.executable, "-m", "troth", "ui", "--store", str(tmp_path / "none.db")],
+                             capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert missing.returncode == 2 and "no store at" in missing.stderr
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "troth", "ui", "--store", str(ui_store), "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline, page = time.monotonic() + 30, None
+        while page is None and time.monotonic() < deadline:
+            try:
+                page = httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
+            except httpx.TransportError:
+                time.sleep(0.1)
+        assert page is not None and page.status_code == 200 and 'href="/evals/cand"' in page.text
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
