@@ -173,7 +173,8 @@ async def bench(args: argparse.Namespace, base_url: str, tmp: Path) -> dict[str,
 
     set_tracing_disabled(False)
     out: dict[str, Any] = {}
-    for framework, make in FRAMEWORKS.items():
+    for framework in args.frameworks:
+        make = FRAMEWORKS[framework]
         monitors = {name: None if how is None else Monitor(
             [create_faithfulness_scorer(Judge("judge", base_url=base_url, api_key="x"), reason="template")],
             store=tmp / f"{framework}-{name}.db", isolate=how[0], sampling=how[1])  # type: ignore[arg-type]
@@ -215,6 +216,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=3, help="runs before each round, not measured")
     parser.add_argument("--model-latency", type=float, default=0.01)
     parser.add_argument("--judge-latency", type=float, default=0.05)
+    parser.add_argument("--frameworks", nargs="+", choices=sorted(FRAMEWORKS), default=list(FRAMEWORKS))
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)

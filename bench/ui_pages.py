@@ -6,7 +6,8 @@
 A SQLite store is filled with ``--runs`` scorer runs in evaluations of 100 items, plus two
 evaluations of ``--big`` items each (every run with three claims, two context segments, prompts
 and usage, as troth stores them). The UI runs on uvicorn on 127.0.0.1 and each page is fetched
-``--repeats`` times over real HTTP (after one warm-up fetch): median, p95 and max in ms, against
+``--repeats`` times over real HTTP after a first fetch (timed apart: the first list of
+evaluations builds the summary kept until the store changes): median, p95 and max in ms, against
 the 200 ms target. Then ``compare_evals`` on the two big evaluations, timed (target 5 s).
 """
 
@@ -70,15 +71,17 @@ def time_pages(base: str, paths: list[str], repeats: int) -> dict[str, dict[str,
     out = {}
     with httpx.Client(base_url=base, timeout=60) as http:
         for path in paths:
-            http.get(path).raise_for_status()  # warm-up (the first list builds the summary)
+            started = time.perf_counter()
+            http.get(path).raise_for_status()  # the first fetch: the first list builds the summary
+            first = (time.perf_counter() - started) * 1000
             times = []
             for _ in range(repeats):
                 started = time.perf_counter()
                 http.get(path).raise_for_status()
                 times.append((time.perf_counter() - started) * 1000)
             ordered = sorted(times)
-            out[path] = {"median_ms": statistics.median(times), "p95_ms": ordered[int(0.95 * (len(ordered) - 1))],
-                         "max_ms": ordered[-1]}  # fmt: skip
+            out[path] = {"first_ms": first, "median_ms": statistics.median(times),
+                         "p95_ms": ordered[int(0.95 * (len(ordered) - 1))], "max_ms": ordered[-1]}  # fmt: skip
     return out
 
 
@@ -120,14 +123,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    rows = [[f"`{p}`", fmt(r["median_ms"]), fmt(r["p95_ms"]), fmt(r["max_ms"]),
-             "yes" if r["max_ms"] <= TARGET_MS else "NO"] for p, r in report["pages"].items()]  # fmt: skip
+    rows = [[f"`{p}`", fmt(r["first_ms"]), fmt(r["median_ms"]), fmt(r["p95_ms"]), fmt(r["max_ms"]),
+             "yes" if max(r["max_ms"], r["first_ms"]) <= TARGET_MS else "NO"]
+            for p, r in report["pages"].items()]  # fmt: skip
     c = report["compare"]
     return "\n".join([
         f"# troth ui and troth compare on a large store ({report['date']}, {report['machine']})", "",
         f"{report['store_runs']:,} scorer runs in one SQLite store (filled in {report['fill_s']:.1f} s); "
         f"settings {report['settings']}.", "",
-        *table(["page", "median ms", "p95 ms", "max ms", f"max ≤ {TARGET_MS:g} ms"], rows), "",
+        *table(["page", "first fetch ms", "median ms", "p95 ms", "max ms", f"all ≤ {TARGET_MS:g} ms"], rows), "",
         f"compare_evals of two {c['items']:,}-item evaluations: {', '.join(f'{s:.2f}' for s in c['seconds'])} s "
         f"(median {c['median_s']:.2f} s; target {COMPARE_TARGET_S:g} s).", "",
     ])  # fmt: skip

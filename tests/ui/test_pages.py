@@ -118,3 +118,22 @@ def test_troth_ui_serves_the_store_and_refuses_a_missing_one(ui_store: Path, tmp
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_an_evaluation_written_while_the_ui_runs_is_listed(ui_store: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from troth.store import SQLiteStore
+    from troth.store.base import RunRecord, now
+    from troth.ui.serve import serving
+
+    db = tmp_path / "copy.db"
+    shutil.copy(ui_store, db)
+    with serving(db) as base:
+        assert "later" not in get(base, "/").text
+        store = SQLiteStore(db)
+        store.save_run(RunRecord(run_id="later-1", scorer_id="faithfulness", eval_id="later", item_id="x", score=0.25,
+                                 created_at=now(), finished_at=now()))  # fmt: skip
+        store.close()
+        listed = re.findall(r'<tr class="eval"><td><a href="/evals/([^"]+)"', get(base, "/").text)
+        assert listed[0] == "later" and "cand" in listed

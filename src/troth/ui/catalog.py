@@ -1,6 +1,7 @@
 """What the web UI reads, as indexed SQL over the store's ``runs`` table: a SQLite store opened
 read-only, or a Parquet store copied into an in-memory SQLite database when the UI starts. The
-list of evaluations is summarised once and kept until the store changes."""
+list of evaluations is summarised when the UI starts; after that, only the evaluations with runs
+written since (rows past the last row seen) are summarised again."""
 
 from __future__ import annotations
 
@@ -20,8 +21,10 @@ EVALS = """
 SELECT eval_id, MIN(created_at), COUNT(DISTINCT item_id), COUNT(*), AVG(score), SUM(error IS NOT NULL),
        SUM(cost_usd), SUM(cost_usd IS NULL AND error IS NULL), GROUP_CONCAT(DISTINCT judge_model),
        GROUP_CONCAT(DISTINCT scorer_id)
-FROM runs WHERE eval_id IS NOT NULL AND source != 'live' GROUP BY eval_id
+FROM runs WHERE eval_id IS NOT NULL AND source != 'live' {only} GROUP BY eval_id
 """
+CHANGED = "SELECT DISTINCT eval_id FROM runs WHERE rowid > ? AND eval_id IS NOT NULL"
+MAX_CHANGED = 500  # more evaluations written to since the last look: all are summarised again
 ITEM_COLUMNS = "run_id, item_id, scorer_id, score, error, error_step, reason, input, cost_usd"
 SORTS = {"score": "score IS NULL, score ASC, item_id", "-score": "score IS NULL, score DESC, item_id",
          "item": "item_id, scorer_id"}  # fmt: skip
@@ -62,24 +65,34 @@ class Catalog:
         self.path = path
         self._lock = threading.Lock()
         self._conn = _parquet_copy(path) if path.is_dir() else _read_only(path)
+        self._summary: dict[str, EvalRow] = {}
+        self._seen = -1  # the last row summarised
         self._evals: list[EvalRow] = []
-        self._version: tuple[int, int] | None = None
+        self.evals()
 
     def evals(self, query: str = "") -> list[EvalRow]:
         """Every evaluation, newest first; ``query`` keeps those whose id, judge or scorers contain it."""
         with self._lock:
-            version = self._conn.execute("PRAGMA data_version").fetchone()[0], self._count()
-            if version != self._version:
-                rows = [EvalRow(r[0], r[1], r[2], r[3], r[4], r[5], None if r[7] else r[6], r[8] or "", r[9] or "")
-                        for r in self._conn.execute(EVALS)]  # fmt: skip
-                self._evals = sorted(rows, key=lambda e: e.started or "", reverse=True)
-                self._version = version
+            last = int(self._conn.execute("SELECT MAX(rowid) FROM runs").fetchone()[0] or 0)
+            if last != self._seen:
+                self._refresh(last)
             found = self._evals
         needle = query.strip().lower()
         return [e for e in found if needle in f"{e.eval_id} {e.judges} {e.scorers}".lower()] if needle else found
 
-    def _count(self) -> int:
-        return int(self._conn.execute("SELECT MAX(rowid) FROM runs").fetchone()[0] or 0)
+    def _refresh(self, last: int) -> None:
+        """Summarise the evaluations written to since the last look (all of them the first time)."""
+        changed = [r[0] for r in self._conn.execute(CHANGED, (self._seen,))] if self._seen >= 0 else []
+        if self._seen < 0 or len(changed) > MAX_CHANGED:
+            sql, params = EVALS.format(only=""), ()
+        else:
+            sql = EVALS.format(only=f"AND eval_id IN ({', '.join('?' * len(changed))})") if changed else ""
+            params = tuple(changed)
+        for r in self._conn.execute(sql, params) if sql else []:
+            self._summary[r[0]] = EvalRow(r[0], r[1], r[2], r[3], r[4], r[5], None if r[7] else r[6], r[8] or "",
+                                          r[9] or "")  # fmt: skip
+        self._evals = sorted(self._summary.values(), key=lambda e: e.started or "", reverse=True)
+        self._seen = last
 
     def eval_row(self, eval_id: str) -> EvalRow | None:
         return next((e for e in self.evals() if e.eval_id == eval_id), None)
