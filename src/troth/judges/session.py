@@ -24,6 +24,7 @@ class StepResults:
 
     preprocess: Any = None
     analyze: Any = None
+    verdicts: Any = None  # verdicts the judge gave with the claims (a single pass), for the analyze step
     score: float | None = None
     notes: list[str] = field(default_factory=list)  # remarks a step leaves for the reason
     flags: list[str] = field(default_factory=list)  # machine-readable marks kept on the result

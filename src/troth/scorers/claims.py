@@ -8,14 +8,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from troth._keywords import check_keywords
 from troth.errors import ConfigError, JudgeOutputError, JudgeTruncatedError
 from troth.judges.judge import Judge
-from troth.judges.strategies import ClaimStrategy, strategy_for
+from troth.judges.strategies import ClaimStrategy, single, strategy_for
 from troth.judges.strategies.batched import DEFAULT_BATCH_SIZE
 from troth.prompts import claims as P
+from troth.prompts.single_pass import SAME_CALL
+from troth.prompts.single_pass import VERSION as SINGLE_PASS_VERSION
 from troth.scorers.base import Scorer, StepContext, create_scorer, resolve_judge
 from troth.scorers.inputs import (
     DEFAULT_MAX_CONTEXT_CHARS,
@@ -33,6 +35,12 @@ from troth.text.sentences import split_claims, split_sentences
 from troth.values import Verdict, Verdicts
 
 log = logging.getLogger(__name__)
+JudgingStrategy = Literal["auto", "single-pass", "two-step"]
+STRATEGIES: tuple[str, ...] = ("auto", "single-pass", "two-step")
+SINGLE_PASS_BY_DEFAULT = False
+"""What ``strategy="auto"`` means for a judge that writes JSON: two steps, until single pass is
+measured to be as accurate on the dev files (see the README)."""
+SINGLE_PASS_FALLBACK = "single-pass-fallback"  # the flag of a result judged in two steps instead
 
 __all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_MAX_CONTEXT_CHARS", "DEFAULT_MAX_OUTPUT_CHARS", "ClaimOptions",
            "ContextClaimKind", "ContextClaimOptions", "GetContext", "create_context_claim_scorer"]  # fmt: skip
@@ -51,6 +59,7 @@ class ContextClaimOptions(TypedDict, total=False):
     sentence_fallback: bool | None
     max_output_chars: int
     require_evidence: bool
+    strategy: JudgingStrategy
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,7 @@ class ClaimOptions:
     max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS
     require_evidence: bool = False
     require_input: bool = False
+    strategy: JudgingStrategy = "auto"
     strategies: dict[int, ClaimStrategy] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
@@ -86,19 +96,22 @@ class ClaimOptions:
             raise TypeError("get_context must be a function of the run")
         if not isinstance(self.require_evidence, bool):
             raise TypeError(f"require_evidence must be True or False, not {self.require_evidence!r}")
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))}, not {self.strategy!r}")
 
-    def strategy(self, ctx: StepContext) -> ClaimStrategy:
+    def plan(self, ctx: StepContext) -> ClaimStrategy:
         """The claim strategy of the step's judge, chosen once per judge."""
         if ctx.judge is None:
             raise ConfigError(f"step {ctx.step!r} needs a judge, but the scorer has none")
         found = self.strategies.get(id(ctx.judge))
         if found is None:
-            found = self.strategies[id(ctx.judge)] = strategy_for(ctx.judge, self.batch_size)
+            single = self.strategy == "single-pass" or (self.strategy == "auto" and SINGLE_PASS_BY_DEFAULT)
+            found = self.strategies[id(ctx.judge)] = strategy_for(ctx.judge, self.batch_size, single)
         return found
 
     def reason_mode(self, ctx: StepContext) -> str:
         """``auto`` is what the judge's strategy prefers (a template when no LLM writes reasons well)."""
-        return self.strategy(ctx).reason if self.reason == "auto" else self.reason
+        return self.plan(ctx).reason if self.reason == "auto" else self.reason
 
 
 def make_extract(
@@ -116,9 +129,11 @@ def make_extract(
         text = ctx.run.output
         if not text.strip():
             return []
-        plan = options.strategy(ctx)
+        plan = options.plan(ctx)
         if not plan.extract_with_judge:
             return _unique(split_claims(text))
+        if plan.single_pass and await _single_pass(ctx):
+            return [v.claim for v in ctx.results.verdicts.verdicts]
         try:
             answer = await ctx.ask(
                 P.extract_prompt(text, ctx.run.input), P.ExtractedClaims, system=P.EXTRACT_SYSTEM, cache=True,
@@ -138,6 +153,30 @@ def make_extract(
         return _unique(raw)
 
     return extract_claims
+
+
+async def _single_pass(ctx: StepContext) -> bool:
+    """Claims and verdicts from one request, kept for the analyze step; False (and the result
+    flagged) when the context and answer do not fit one request, or there is no context to judge
+    against: the two steps then run as usual."""
+    context = ctx.run.context or []
+    if not context:
+        return False
+    if not single.fits(ctx, context, ctx.run.output):
+        ctx.flag(SINGLE_PASS_FALLBACK)
+        return False
+    verdicts = _unique_verdicts(await single.single_pass(ctx, context, ctx.run.output, ctx.run.input))
+    if not verdicts:
+        return False  # no claim found: extracted again, with the two-step path's fallbacks
+    ctx.results.verdicts = Verdicts(verdicts)
+    return True
+
+
+def _unique_verdicts(verdicts: list[Verdict]) -> list[Verdict]:
+    found: dict[str, Verdict] = {}
+    for v in verdicts:
+        found.setdefault(v.claim, v)
+    return list(found.values())
 
 
 def _unique(raw: list[str]) -> list[str]:
@@ -163,7 +202,12 @@ def make_context_verdicts(options: ClaimOptions) -> Callable[[StepContext], Awai
         if not context:
             return Verdicts([Verdict(c, "unsure", P.NO_CONTEXT_VERDICT_REASON) for c in claims])
         flag_instructions(ctx, context)
-        verdicts = await options.strategy(ctx).verdicts(ctx, context, claims)
+        given = ctx.results.verdicts
+        if isinstance(given, Verdicts) and [v.claim for v in given.verdicts] == claims:
+            ctx.prompts.append(SAME_CALL)  # judged with the claims: no second request
+            verdicts = list(given.verdicts)
+        else:
+            verdicts = await options.plan(ctx).verdicts(ctx, context, claims)
         return Verdicts([demote(v) if options.require_evidence and v.unquoted else v for v in verdicts])
 
     return analyze
@@ -210,7 +254,10 @@ class ContextClaimKind:
 
 def create_context_claim_scorer(kind: ContextClaimKind, model: str | Judge, options: ClaimOptions) -> Scorer:
     """A scorer whose score is the share of claims with ``kind``'s verdicts against the context."""
-    base = claim_scorer_base(id=kind.id, description=kind.description, prompt_version=kind.prompts.VERSION,
+    version = kind.prompts.VERSION
+    if options.strategy == "single-pass":
+        version = version.replace(P.VERSION, SINGLE_PASS_VERSION)
+    base = claim_scorer_base(id=kind.id, description=kind.description, prompt_version=version,
                              options=options)  # fmt: skip
     if options.reason == "judge" and options.judge is not None:
         options.judge.check_generates(kind.id, "reason='judge' (the judge writes the reason)")

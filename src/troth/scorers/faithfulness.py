@@ -43,6 +43,10 @@ def create_faithfulness_scorer(model: str | Judge = "local", **options: Unpack[C
     - ``require_evidence`` (default off, see ``bench/evidence_policy.py``): a "supported" verdict
       whose evidence quote is empty or not found in the context counts as unsure; either way
       such verdicts are flagged ``unquoted`` and named in the reason.
+    - ``strategy`` (HTTP judges): ``"single-pass"`` asks for the claims and their verdicts in one
+      request (a context and answer too long for one go the two-step way, flagged
+      ``single-pass-fallback``); ``"two-step"`` extracts, then judges in batches; ``"auto"``
+      (default) is two-step for now.
 
     An output or context that carries instructions to the judge is flagged in ``result.flags``
     and the reason.

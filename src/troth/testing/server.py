@@ -227,14 +227,16 @@ class ScriptedJudge:
     def __call__(self, request: Request) -> Reply:
         prompt = request.prompt
         step = request.schema_name or _guess_step(prompt)
+        if step == "ClaimsWithVerdicts":
+            outputs = _OUTPUT_BLOCK_RE.findall(prompt)
+            found = []
+            for claim in self._claims(outputs[-1] if outputs else ""):
+                verdict, quote = self._verdict(claim)
+                found.append({"claim": claim, "evidence": quote, "verdict": verdict, "reason": f"{verdict}: {claim}"})
+            return Reply(content={"claims": found})
         if step == "ExtractedClaims":
             outputs = _OUTPUT_BLOCK_RE.findall(prompt)
-            text = outputs[-1] if outputs else ""
-            for key, claims in self.claims.items():
-                if key in text:
-                    return Reply(content={"claims": claims})
-            sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
-            return Reply(content={"claims": sentences})
+            return Reply(content={"claims": self._claims(outputs[-1] if outputs else "")})
         blocks = _CLAIMS_BLOCK_RE.findall(prompt)
         lines = _CLAIM_LINE_RE.findall(blocks[-1] if blocks else "")
         if step == "StatementVerdicts":
@@ -248,17 +250,28 @@ class ScriptedJudge:
         if step == "ClaimVerdicts":
             verdicts = []
             for cid, claim in lines:
-                verdict, quote = next(
-                    (v for key, v in self.verdicts.items() if key.lower() in claim.lower()), self.default
-                )
+                verdict, quote = self._verdict(claim)
                 verdicts.append(
                     {"claim_id": cid, "evidence": quote, "verdict": verdict, "reason": f"{verdict}: {claim}"}
                 )
             return Reply(content={"verdicts": verdicts})
         return Reply(content={"reason": self.reason})
 
+    def _claims(self, text: str) -> list[str]:
+        """The claims scripted for an output containing a key, else its sentences."""
+        for key, claims in self.claims.items():
+            if key in text:
+                return claims
+        return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+
+    def _verdict(self, claim: str) -> tuple[str, str]:
+        """(verdict, quote) of the first verdict key in the claim, else the default."""
+        return next((v for key, v in self.verdicts.items() if key.lower() in claim.lower()), self.default)
+
 
 def _guess_step(prompt: str) -> str:
+    if '{"claims"' in prompt and "<context" in prompt and "<output>" in prompt:
+        return "ClaimsWithVerdicts"
     if '{"verdicts"' in prompt and "is relevant to the question" in prompt:
         return "StatementVerdicts"
     if '{"verdicts"' in prompt and "<claims>" in prompt:

@@ -9,7 +9,8 @@ A scorer asks for verdicts and gets the best strategy the backend can do:
 - ``classify_pairs`` with a second opinion: the verifier first; claims it is unsure of go to the
   second judge's own strategy.
 - otherwise (HTTP judges): claims extracted by the model; verdicts in JSON batches with quotes;
-  reasons written by the judge.
+  reasons written by the judge. With ``single_pass``: claims and verdicts in one request
+  (:mod:`~troth.judges.strategies.single`), the batches kept for what does not fit one request.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class ClaimStrategy:
     fixed_budget: bool = False
     reason: Literal["judge", "template"] = "judge"
     sentence_fallback: bool = False
+    single_pass: bool = False
 
     def extract_budget(self, text: str, ceiling: int) -> int | None:
         """Tokens for an extraction: about twice the output's own under a fixed budget (a small
@@ -55,8 +57,9 @@ class ClaimStrategy:
         return min(ceiling, FIXED_EXTRACT_BASE_TOKENS + len(text) // 2) if self.fixed_budget else None
 
 
-def strategy_for(judge: Judge, batch_size: int) -> ClaimStrategy:
-    """The strategy for ``judge``: from its backend's capabilities, and its second opinion if any."""
+def strategy_for(judge: Judge, batch_size: int, single_pass: bool = False) -> ClaimStrategy:
+    """The strategy for ``judge``: from its backend's capabilities, and its second opinion if any;
+    ``single_pass`` asks a judge that writes JSON answers for claims and verdicts at once."""
     capabilities = judge.capabilities
     if capabilities.classify_pairs and judge.second_opinion is not None:
         second = strategy_for(judge.second_opinion, batch_size)
@@ -67,6 +70,8 @@ def strategy_for(judge: Judge, batch_size: int) -> ClaimStrategy:
         return ClaimStrategy("pairs", PairVerdicts(), extract_with_judge=False, reason="template")
     if capabilities.choice_probabilities:
         return ClaimStrategy("choice", ChoiceVerdicts(), fixed_budget=True, reason="template", sentence_fallback=True)
+    if single_pass:
+        return ClaimStrategy("single-pass", BatchedVerdicts(batch_size), single_pass=True)
     return ClaimStrategy("batched", BatchedVerdicts(batch_size))
 
 
