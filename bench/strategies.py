@@ -1,0 +1,162 @@
+"""Single pass against two steps on the same judge: balanced accuracy on the dev files, calls and
+tokens per item, and the paired bootstrap interval of the accuracy difference.
+
+    python -m bench.strategies --local --limit 60                  # the offline LLM, served on loopback
+    python -m bench.strategies --base-url URL --model NAME --limit 60
+    python -m bench.strategies --local --quick                     # smoke: 4 items of one file
+
+For each file, a label-balanced sample (seed ``--seed``) is scored twice by troth's faithfulness
+scorer with ``reason="template"`` (the comparison is of claims and verdicts): ``strategy="two-step"``
+and ``strategy="single-pass"``, item by item, at temperature 0. "Unfaithful" is a score under 1.
+Reported per file and strategy: balanced accuracy, failed items, judge calls and prompt tokens per
+item, seconds per item; and the difference single pass minus two steps with its 95% paired
+bootstrap interval (the items resampled, both strategies' verdicts kept together;
+``scipy.stats.bootstrap``, 2,000 resamples). Results are written after every file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.accuracy import load
+from bench.common import DATA_DIR, FILES, RESULTS, fmt, table, write_results
+from troth import Judge, create_faithfulness_scorer
+from troth.testing import FakeOpenAIServer
+
+STRATEGIES = ("two-step", "single-pass")
+
+
+async def score(rows: list[dict[str, Any]], judge: Judge, strategy: str) -> list[dict[str, Any]]:
+    """Each row scored in turn: its score (None: failed), calls, prompt tokens and seconds."""
+    scorer = create_faithfulness_scorer(judge, strategy=strategy, reason="template")  # type: ignore[arg-type]
+    out: list[dict[str, Any]] = []
+    for n, row in enumerate(rows, 1):
+        started = time.perf_counter()
+        try:
+            result = await scorer.arun(input=row.get("input") or None, output=row["output"], context=row["context"])
+            usage = list(result.usage.values())
+            out.append({"score": result.score, "calls": sum(u.calls for u in usage),
+                        "prompt_tokens": sum(u.prompt_tokens for u in usage), "error": None,
+                        "flags": list(result.flags)})  # fmt: skip
+        except Exception as exc:  # a failed item is counted, not fatal
+            out.append({"score": None, "calls": 0, "prompt_tokens": 0, "error": f"{type(exc).__name__}: {exc}"[:200]})
+        out[-1]["seconds"] = time.perf_counter() - started
+        print(f"  {strategy} {n}/{len(rows)}: {out[-1]['score']}", file=sys.stderr, flush=True)
+    return out
+
+
+def balanced_accuracy(labels: Any, flagged: Any) -> float:
+    """Balanced accuracy of ``flagged`` (predicted unfaithful) against labels (0: unfaithful)."""
+    import numpy as np
+
+    labels, flagged = np.asarray(labels), np.asarray(flagged, dtype=bool)
+    bad, good = labels == 0, labels == 1
+    recall = flagged[bad].mean() if bad.any() else 0.5
+    specificity = (~flagged[good]).mean() if good.any() else 0.5
+    return float((recall + specificity) / 2)
+
+
+def difference(labels: list[int], a: list[bool], b: list[bool]) -> dict[str, float]:
+    """BA(b) - BA(a) and its 95% paired bootstrap interval (items resampled together)."""
+    import numpy as np
+    from scipy import stats
+
+    def diff(y: Any, fa: Any, fb: Any) -> float:
+        return balanced_accuracy(y, fb) - balanced_accuracy(y, fa)
+
+    found = stats.bootstrap((labels, a, b), diff, paired=True, vectorized=False, n_resamples=2000,
+                            method="percentile", rng=np.random.default_rng(0))  # fmt: skip
+    interval = found.confidence_interval
+    return {"difference": diff(labels, a, b), "ci_low": float(interval.low), "ci_high": float(interval.high)}
+
+
+def summary(rows: list[dict[str, Any]], runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Per strategy and the paired difference, over the items both strategies scored."""
+    both = [i for i in range(len(rows)) if all(runs[s][i]["score"] is not None for s in STRATEGIES)]
+    labels = [rows[i]["label"] for i in both]
+    flags = {s: [runs[s][i]["score"] < 1.0 for i in both] for s in STRATEGIES}
+    out: dict[str, Any] = {"items": len(rows), "scored_by_both": len(both)}
+    for s in STRATEGIES:
+        found = runs[s]
+        out[s] = {"balanced_accuracy": balanced_accuracy(labels, flags[s]) if both else None,
+                  "failed_items": sum(r["score"] is None for r in found),
+                  "calls_per_item": sum(r["calls"] for r in found) / len(found),
+                  "prompt_tokens_per_item": sum(r["prompt_tokens"] for r in found) / len(found),
+                  "seconds_per_item": sum(r["seconds"] for r in found) / len(found),
+                  "fell_back": sum("single-pass-fallback" in r.get("flags", []) for r in found),
+                  "errors": sorted({r["error"] for r in found if r["error"]})[:3]}  # fmt: skip
+    if len(both) >= 4:
+        out["single_minus_two_step"] = difference(labels, flags["two-step"], flags["single-pass"])
+    return out
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [f"# Single pass against two steps ({report['judge']}, {report['date']})", "",
+             f"{report['machine']}; {report['limit']} label-balanced items per file (seed {report['seed']}); "
+             "reason by template; unfaithful = score < 1.", ""]  # fmt: skip
+    rows = []
+    for name, f in report["files"].items():
+        d = f.get("single_minus_two_step", {})
+        for s in STRATEGIES:
+            r = f[s]
+            rows.append([name, s, fmt(r["balanced_accuracy"]), r["failed_items"], fmt(r["calls_per_item"]),
+                         fmt(r["prompt_tokens_per_item"], 0), fmt(r["seconds_per_item"], 1), r["fell_back"],
+                         f"{fmt(d.get('difference'))} [{fmt(d.get('ci_low'))}, {fmt(d.get('ci_high'))}]"
+                         if s == "single-pass" and d else ""])  # fmt: skip
+    lines += table(["file", "strategy", "balanced accuracy", "failed", "calls/item", "prompt tokens/item", "s/item",
+                    "two-step fallbacks", "single − two-step (95% CI)"], rows)  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--base-url")
+    parser.add_argument("--model", default="judge")
+    parser.add_argument("--local", nargs="?", const="", help="serve the local model (optionally a name or path)")
+    parser.add_argument("--data", type=Path, nargs="*", help="JSONL files (default: every dev file)")
+    parser.add_argument("--limit", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    if (args.base_url is None) == (args.local is None):
+        parser.error("give exactly one of --base-url and --local")
+    files = args.data or [DATA_DIR / f"{name}.jsonl" for name in FILES]
+    if args.quick:
+        files, args.limit = files[:1], 4
+    upstream = None
+    if args.local is not None:
+        from bench.local_server import LocalModelResponder
+
+        responder = LocalModelResponder(args.local or None)
+        upstream = FakeOpenAIServer(responder=responder, record=False).start()
+        base_url, name = upstream.base_url, responder.backend.model_id
+    else:
+        base_url, name = args.base_url, f"{args.model} at {args.base_url}"
+    report: dict[str, Any] = {"judge": name, "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                              "machine": platform.platform(), "limit": args.limit, "seed": args.seed,
+                              "files": {}}  # fmt: skip
+    stem = args.out or RESULTS / f"strategies-{name.split(' ')[0].replace('/', '_')}-{dt.date.today()}"
+    try:
+        for path in files:
+            rows = load(path, args.limit, args.seed)
+            judge = Judge(args.model, base_url=base_url, api_key="bench", temperature=0.0, timeout=600)
+            runs = {s: asyncio.run(score(rows, judge, s)) for s in STRATEGIES}
+            report["files"][path.stem] = summary(rows, runs)
+            write_results(stem, report, markdown(report))
+    finally:
+        if upstream is not None:
+            upstream.stop()
+    print(markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
