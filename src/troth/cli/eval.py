@@ -30,14 +30,17 @@ class EngineName(StrEnum):
     ray = "ray"
 
 
+DataArgument = Annotated[
+    Path,
+    typer.Argument(
+        help="Items: .jsonl or .csv, or an OTLP/JSON trace export (with --engine ray: .jsonl, .parquet, a "
+        "Parquet folder)."
+    ),
+]
+
+
 def eval_command(
-    data: Annotated[
-        Path,
-        typer.Argument(
-            help="Items: .jsonl or .csv, or an OTLP/JSON trace export (with --engine ray: .jsonl, .parquet, a "
-            "Parquet folder)."
-        ),
-    ],
+    data: DataArgument,
     model: Annotated[
         str, typer.Option(help="Judge: 'local' (the offline claim verifier), 'llm' (a local LLM) or 'provider/model'.")
     ] = "local",
