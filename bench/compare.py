@@ -25,9 +25,9 @@ from typing import Any
 
 from bench.accuracy import load
 from bench.common import DATA_DIR, FILES, RESULTS, TOOLS, fmt, run_runner, table, tool_python, write_results
+from bench.local_server import judge_endpoint
 from bench.metrics import detection, roc_auc, tuned_accuracy
 from bench.proxy import RecordingProxy
-from troth.testing import FakeOpenAIServer
 
 
 def summarise(
@@ -161,37 +161,25 @@ def compare_file(
 
 def main(argv: list[str] | None = None) -> int:
     args, files, tools = parse(argv)
-    upstream = None
-    if args.local is not None:
-        from bench.local_server import LocalModelResponder
-
-        responder = LocalModelResponder(args.local or None)
-        upstream = FakeOpenAIServer(responder=responder).start()
-        base_url, judge = upstream.base_url, responder.backend.model_id
-    else:
-        base_url, judge = args.base_url, f"{args.model} at {args.base_url}"
-    report: dict[str, Any] = {
-        "judge": judge,
-        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "machine": platform.platform(),
-        "limit": args.limit,
-        "seed": args.seed,
-        "concurrency": args.concurrency,
-        "files": {},
-        "ratios": {},
-    }
-    slug = judge.split(" ")[0].replace("/", "_")
-    stem = args.out or RESULTS / f"compare-{'quick-' if args.quick else ''}{slug}-{dt.date.today()}"
-    try:
+    with judge_endpoint(args.local, args.base_url, args.model) as (base_url, judge):
+        report: dict[str, Any] = {
+            "judge": judge,
+            "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "machine": platform.platform(),
+            "limit": args.limit,
+            "seed": args.seed,
+            "concurrency": args.concurrency,
+            "files": {},
+            "ratios": {},
+        }
+        slug = judge.split(" ")[0].replace("/", "_")
+        stem = args.out or RESULTS / f"compare-{'quick-' if args.quick else ''}{slug}-{dt.date.today()}"
         with RecordingProxy(base_url) as proxy, tempfile.TemporaryDirectory() as tmp:
             for path in files:
                 results = compare_file(path, tools, args, proxy, Path(tmp))
                 report["files"][path.stem] = results
                 report["ratios"][path.stem] = ratios(results)
                 write_results(stem, report, markdown(report))
-    finally:
-        if upstream is not None:
-            upstream.stop()
     print(markdown(report))
     return 0
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from troth.judges.backends.llama import LlamaBackend, grammar_schema
@@ -68,6 +70,21 @@ class LocalModelResponder:
             message = f"{type(exc).__name__}: {exc}"
             return Reply(status=500, body={"error": {"message": message, "type": "server_error"}})
         return Reply(body=response)
+
+
+@contextmanager
+def judge_endpoint(local: str | None, base_url: str | None, model: str) -> Iterator[tuple[str, str]]:
+    """(base URL, judge's name) for a bench: the local model served on loopback while the ``with``
+    block runs when ``local`` is given ("" for the default model), else ``base_url`` as it is."""
+    if local is None:
+        yield str(base_url), f"{model} at {base_url}"
+        return
+    responder = LocalModelResponder(local or None)
+    server = FakeOpenAIServer(responder=responder, record=False).start()
+    try:
+        yield server.base_url, responder.backend.model_id
+    finally:
+        server.stop()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,8 +27,8 @@ from typing import Any
 
 from bench.accuracy import load
 from bench.common import DATA_DIR, FILES, RESULTS, fmt, table, write_results
+from bench.local_server import judge_endpoint
 from troth import Judge, create_faithfulness_scorer
-from troth.testing import FakeOpenAIServer
 
 STRATEGIES = ("two-step", "single-pass")
 
@@ -131,29 +131,17 @@ def main(argv: list[str] | None = None) -> int:
     files = args.data or [DATA_DIR / f"{name}.jsonl" for name in FILES]
     if args.quick:
         files, args.limit = files[:1], 4
-    upstream = None
-    if args.local is not None:
-        from bench.local_server import LocalModelResponder
-
-        responder = LocalModelResponder(args.local or None)
-        upstream = FakeOpenAIServer(responder=responder, record=False).start()
-        base_url, name = upstream.base_url, responder.backend.model_id
-    else:
-        base_url, name = args.base_url, f"{args.model} at {args.base_url}"
-    report: dict[str, Any] = {"judge": name, "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                              "machine": platform.platform(), "limit": args.limit, "seed": args.seed,
-                              "files": {}}  # fmt: skip
-    stem = args.out or RESULTS / f"strategies-{name.split(' ')[0].replace('/', '_')}-{dt.date.today()}"
-    try:
+    with judge_endpoint(args.local, args.base_url, args.model) as (base_url, name):
+        report: dict[str, Any] = {"judge": name, "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                                  "machine": platform.platform(), "limit": args.limit, "seed": args.seed,
+                                  "files": {}}  # fmt: skip
+        stem = args.out or RESULTS / f"strategies-{name.split(' ')[0].replace('/', '_')}-{dt.date.today()}"
         for path in files:
             rows = load(path, args.limit, args.seed)
             judge = Judge(args.model, base_url=base_url, api_key="bench", temperature=0.0, timeout=600)
             runs = {s: asyncio.run(score(rows, judge, s)) for s in STRATEGIES}
             report["files"][path.stem] = summary(rows, runs)
             write_results(stem, report, markdown(report))
-    finally:
-        if upstream is not None:
-            upstream.stop()
     print(markdown(report))
     return 0
 
