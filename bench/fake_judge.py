@@ -77,6 +77,7 @@ class BenchResponder:
     behaviour: Behaviour
     troth: ScriptedJudge = field(default_factory=lambda: ScriptedJudge(default=("yes", "")))
     refused: int = 0  # requests answered 429 or 500 on purpose
+    prompt_chars: int = 0  # characters of the messages of the requests answered (refused ones are not billed)
     _rng: random.Random = field(init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -89,6 +90,8 @@ class BenchResponder:
             roll = self._rng.random()
             delay = max(0.0, b.latency + self._rng.uniform(-b.jitter, b.jitter))
             self.refused += roll < b.rate_429 + b.rate_500
+            if roll >= b.rate_429 + b.rate_500:
+                self.prompt_chars += len(request.prompt)
         if roll < b.rate_429:
             return Reply(status=429, headers={"retry-after": "0"}, delay=delay)
         if roll < b.rate_429 + b.rate_500:

@@ -8,8 +8,8 @@ tokens per item, and the paired bootstrap interval of the accuracy difference.
 For each file, a label-balanced sample (seed ``--seed``) is scored twice by troth's faithfulness
 scorer with ``reason="template"`` (the comparison is of claims and verdicts): ``strategy="two-step"``
 and ``strategy="single-pass"``, item by item, at temperature 0. "Unfaithful" is a score under 1.
-Reported per file and strategy: balanced accuracy, failed items, judge calls and prompt tokens per
-item, seconds per item; and the difference single pass minus two steps with its 95% paired
+Reported per file and strategy: balanced accuracy, failed items, judge calls, prompt and
+completion tokens per item, seconds per item; and the difference single pass minus two steps with its 95% paired
 bootstrap interval (the items resampled, both strategies' verdicts kept together;
 ``scipy.stats.bootstrap``, 2,000 resamples). Results are written after every file.
 """
@@ -43,10 +43,12 @@ async def score(rows: list[dict[str, Any]], judge: Judge, strategy: str) -> list
             result = await scorer.arun(input=row.get("input") or None, output=row["output"], context=row["context"])
             usage = list(result.usage.values())
             out.append({"score": result.score, "calls": sum(u.calls for u in usage),
-                        "prompt_tokens": sum(u.prompt_tokens for u in usage), "error": None,
+                        "prompt_tokens": sum(u.prompt_tokens for u in usage),
+                        "completion_tokens": sum(u.completion_tokens for u in usage), "error": None,
                         "flags": list(result.flags)})  # fmt: skip
         except Exception as exc:  # a failed item is counted, not fatal
-            out.append({"score": None, "calls": 0, "prompt_tokens": 0, "error": f"{type(exc).__name__}: {exc}"[:200]})
+            out.append({"score": None, "calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
+                        "error": f"{type(exc).__name__}: {exc}"[:200]})  # fmt: skip
         out[-1]["seconds"] = time.perf_counter() - started
         print(f"  {strategy} {n}/{len(rows)}: {out[-1]['score']}", file=sys.stderr, flush=True)
     return out
@@ -89,6 +91,7 @@ def summary(rows: list[dict[str, Any]], runs: dict[str, list[dict[str, Any]]]) -
                   "failed_items": sum(r["score"] is None for r in found),
                   "calls_per_item": sum(r["calls"] for r in found) / len(found),
                   "prompt_tokens_per_item": sum(r["prompt_tokens"] for r in found) / len(found),
+                  "completion_tokens_per_item": sum(r.get("completion_tokens", 0) for r in found) / len(found),
                   "seconds_per_item": sum(r["seconds"] for r in found) / len(found),
                   "fell_back": sum("single-pass-fallback" in r.get("flags", []) for r in found),
                   "errors": sorted({r["error"] for r in found if r["error"]})[:3]}  # fmt: skip
@@ -107,10 +110,12 @@ def markdown(report: dict[str, Any]) -> str:
         for s in STRATEGIES:
             r = f[s]
             rows.append([name, s, fmt(r["balanced_accuracy"]), r["failed_items"], fmt(r["calls_per_item"]),
-                         fmt(r["prompt_tokens_per_item"], 0), fmt(r["seconds_per_item"], 1), r["fell_back"],
+                         fmt(r["prompt_tokens_per_item"], 0),
+                         fmt(r.get("completion_tokens_per_item"), 0), fmt(r["seconds_per_item"], 1), r["fell_back"],
                          f"{fmt(d.get('difference'))} [{fmt(d.get('ci_low'))}, {fmt(d.get('ci_high'))}]"
                          if s == "single-pass" and d else ""])  # fmt: skip
-    lines += table(["file", "strategy", "balanced accuracy", "failed", "calls/item", "prompt tokens/item", "s/item",
+    lines += table(["file", "strategy", "balanced accuracy", "failed", "calls/item", "prompt tokens/item",
+                    "completion tokens/item", "s/item",
                     "two-step fallbacks", "single − two-step (95% CI)"], rows)  # fmt: skip
     return "\n".join(lines) + "\n"
 

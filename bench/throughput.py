@@ -9,7 +9,9 @@ peers from bench/peers/.venv-<tool>) against bench/fake_judge.py, which waits ``
 ``--jitter`` seconds per request and fails a share of them with 429/500. Reported per tool and
 concurrency: items/s, judge calls per item (counted by the server), the ideal latency-bound
 rate ``concurrency / (calls per item × latency)`` and the share of it reached, CPU seconds and
-peak RSS of the runner process, and failed items. Medians over ``--repeats``.
+peak RSS of the runner process, characters of the prompts answered per item (what a provider
+bills as input, before tokenising; refused requests are not counted), and failed items. Medians
+over ``--repeats``. Each runner imports its tool's HTTP stack before the clock starts.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ def run_once(tool: str, items_file: Path, n: int, concurrency: int, behaviour: B
         "cpu_ms_per_item": 1000 * report["cpu_s"] / max(n, 1),
         "peak_rss_mb": report["peak_rss_mb"],
         "requests_refused": responder.refused,
+        "prompt_chars_per_item": responder.prompt_chars / max(n, 1),
     }
 
 
@@ -108,6 +111,7 @@ def markdown(report: dict[str, Any]) -> str:
                 "share of ideal",
                 "CPU ms/item",
                 "peak RSS MB",
+                "prompt chars/item",
                 "failed items",
             ],
             (
@@ -121,6 +125,7 @@ def markdown(report: dict[str, Any]) -> str:
                     fmt(r["share_of_ideal"]),
                     fmt(r["cpu_ms_per_item"], 1),
                     fmt(r["peak_rss_mb"], 0),
+                    fmt(r.get("prompt_chars_per_item"), 0),
                     r["failed_items"],
                 ]
                 for r in report["runs"]
@@ -131,10 +136,12 @@ def markdown(report: dict[str, Any]) -> str:
         lines += ["", f"Note: {report['notes']}"]
     ratios = report.get("ratios") or []
     if ratios:
-        lines += ["", "troth / best peer at the same concurrency (items/s; CPU ms per item, lower is better):", ""]
+        lines += ["", "troth / best peer at the same concurrency (items/s; CPU ms per item and prompt characters "
+                  "per item, lower is better):", ""]  # fmt: skip
         lines += [
             f"- concurrency {r['concurrency']}: {fmt(r['items_per_s_ratio'])}× items/s of {r['best_peer']}; "
-            f"{fmt(r['cpu_ratio'])}× the CPU per item of {r['leanest_peer']}"
+            f"{fmt(r['cpu_ratio'])}× the CPU per item of {r['leanest_peer']}; "
+            f"{fmt(r.get('prompt_ratio'))}× the prompt characters per item of {r.get('shortest_peer')}"
             for r in ratios
         ]
     return "\n".join(lines) + "\n"
@@ -149,6 +156,7 @@ def ratios(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         fastest = max(peers, key=lambda r: r["items_per_s"])
         leanest = min(peers, key=lambda r: r["cpu_ms_per_item"])
+        shortest = min(peers, key=lambda r: r["prompt_chars_per_item"] or float("inf"))
         out.append(
             {
                 "concurrency": c,
@@ -156,6 +164,8 @@ def ratios(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "items_per_s_ratio": here["troth"]["items_per_s"] / fastest["items_per_s"],
                 "leanest_peer": leanest["tool"],
                 "cpu_ratio": here["troth"]["cpu_ms_per_item"] / leanest["cpu_ms_per_item"],
+                "shortest_peer": shortest["tool"],
+                "prompt_ratio": here["troth"]["prompt_chars_per_item"] / (shortest["prompt_chars_per_item"] or 1),
             }
         )
     return out

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from troth import Judge, create_faithfulness_scorer
+from troth import Judge, create_faithfulness_scorer, run_evals
 from troth.errors import ModelLoadError, ModelNotFoundError
 from troth.judges.backends.verifier import DEFAULT_VERIFIER, find_verifier, packaged_verifiers
 from troth.testing import FakeOpenAIServer, ScriptedJudge
@@ -121,6 +121,23 @@ def test_cascade_sends_only_uncertain_claims_to_the_second_judge() -> None:
     assert by == [("yes", "verifier/verifier-minilm"), ("yes", "second")]
     assert result.usage["analyze.second_opinion"].calls == 1
     assert "1 of 2 claims were uncertain" in (result.reason or "")
+
+
+def test_cascade_asks_the_second_judge_once_per_item_and_resumes_from_the_store(tmp_path: Path) -> None:
+    data = [{"id": f"i{n}", "context": CONTEXT,
+             "output": f"Deliveries began in July 2017. Plant {n} was founded by two brothers in Ohio."}
+            for n in range(6)]  # fmt: skip
+    with FakeOpenAIServer(ScriptedJudge(default=("yes", ""))) as server:
+        second = Judge("second", base_url=server.base_url, api_key="k", max_retries=0)
+        cascade = Judge("local", second_opinion=second, uncertain_band=(0.0, 1.0))  # every claim goes on
+        make = create_faithfulness_scorer(cascade)
+        first = run_evals(data, [make], store=str(tmp_path / "s.db"), eval_id="e", quiet=True)
+        sent = [r.prompt.split("<claims>")[-1] for r in server.requests]
+        assert len(sent) == 6 and all("Deliveries" in s and "two brothers" in s for s in sent)  # both claims, 1 call
+        results = [i.results["faithfulness"] for i in first.items]
+        assert {r.score for r in results} == {1.0} and {r.usage["analyze.second_opinion"].calls for r in results} == {1}
+        again = run_evals(data, [make], store=str(tmp_path / "s.db"), eval_id="e", quiet=True)
+        assert len(server.requests) == 6 and again.summary.resumed_items == 6
 
 
 def test_uncertain_band_is_checked() -> None:

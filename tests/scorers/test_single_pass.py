@@ -114,6 +114,22 @@ def test_run_evals_makes_one_request_per_item_and_resumes_from_the_store(tmp_pat
         assert len(server.requests) == 10 and other.summary.cached_calls == 10  # the judge-call cache
 
 
+def test_the_reason_comes_from_the_template_unless_the_judge_is_asked() -> None:
+    script = ScriptedJudge(verdicts={"2017": ("yes", "Deliveries began in July 2017")}, reason="Judge's reason.")
+    with FakeOpenAIServer(script) as server:
+        judge = Judge("m", base_url=server.base_url, api_key="k", timeout=5, max_retries=0)
+        auto = create_faithfulness_scorer(judge, context=CONTEXT, strategy="single-pass").run(output=OUTPUT)
+        assert [r.schema_name for r in server.requests] == ["ClaimsWithVerdicts"]
+        assert auto.reason is not None and "Judge's reason" not in auto.reason and "generate_reason" not in auto.usage
+        by_judge = create_faithfulness_scorer(judge, context=CONTEXT, strategy="single-pass", reason="judge")
+        asked = by_judge.run(output=OUTPUT + " Again.")
+        assert (
+            len(server.requests) == 3
+            and asked.reason == "Judge's reason."
+            and asked.usage["generate_reason"].calls == 1
+        )
+
+
 def test_strategy_is_checked() -> None:
     with pytest.raises(ValueError, match="strategy must be one of 'auto', 'single-pass', 'two-step'"):
         create_faithfulness_scorer("openai/gpt-4o-mini", strategy="one-shot")  # type: ignore[arg-type]

@@ -56,12 +56,14 @@ class _Trace:
             self.tool_calls.append(ToolCall(data.name, data.input, output))
         elif kind in ("GenerationSpanData", "ResponseSpanData"):
             self.usage["requests"] += 1
-            counted = data.usage or {} if kind == "GenerationSpanData" else _response_usage(data.response)
+            if kind == "GenerationSpanData":
+                counted, answer = data.usage or {}, _answer(data.output)
+            else:
+                counted, answer = _response_usage(data.response), getattr(data.response, "output_text", "")
             self.usage["input_tokens"] += int(counted.get("input_tokens", 0) or 0)
             self.usage["output_tokens"] += int(counted.get("output_tokens", 0) or 0)
             if self.input is None:
                 self.input = _first_user_text(data.input)
-            answer = _answer(data.output) if kind == "GenerationSpanData" else getattr(data.response, "output_text", "")
             self.output = answer or self.output
 
 

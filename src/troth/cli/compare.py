@@ -5,6 +5,7 @@ than DELTA and the difference is significant; 2 for bad input)."""
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from pathlib import Path
 from typing import Annotated
 
@@ -38,7 +39,8 @@ def compare(
             raise ValueError(f"--fail-if-worse must be 0 or more, not {fail_if_worse:g}")
         if not 0 < alpha < 1:
             raise ValueError(f"--alpha must be between 0 and 1, not {alpha:g}")
-        comparison = compare_evals(a, b, store=open_existing(store), scorers=scorer or None)
+        with closing(open_existing(store)) as opened:
+            comparison = compare_evals(a, b, store=opened, scorers=scorer or None)
         if report is not None:
             from troth.ui.render import write_comparison
 

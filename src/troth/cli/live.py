@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 from typing import Annotated
 
@@ -27,8 +28,8 @@ def live(
     ] = None,
 ) -> None:
     """Summarise live scores: count, failures, mean, p10, share under --threshold, spend, worst items."""
-    with one_line_errors():
-        records = open_existing(store).list_runs(source="live", since=since_time(since), limit=limit)
+    with one_line_errors(), closing(open_existing(store)) as opened:
+        records = opened.list_runs(source="live", since=since_time(since), limit=limit)
     console = Console()
     if report is not None:
         from troth.report.live import write_live_html

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import closing
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -71,8 +72,8 @@ def runs_list(
     limit: Annotated[int, typer.Option(help="How many (newest first).")] = 20,
 ) -> None:
     """List the newest saved runs."""
-    with one_line_errors():
-        records = open_existing(store).list_runs(eval_id=eval_id, limit=limit, source=source, since=since_time(since))
+    with one_line_errors(), closing(open_existing(store)) as opened:
+        records = opened.list_runs(eval_id=eval_id, limit=limit, source=source, since=since_time(since))
     table = Table()
     for col in ("run id", "source", "eval", "item / trace", "scorer", "score", "error", "finished"):
         table.add_column(col)
@@ -92,7 +93,8 @@ def runs_show(
 ) -> None:
     """Show one saved run: score, reason, claims and verdicts."""
     with one_line_errors():
-        record = open_existing(store).get_run(run_id)
+        with closing(open_existing(store)) as opened:
+            record = opened.get_run(run_id)
         if record is None:
             raise ValueError(f"no run {run_id!r} in the store")
     if as_json:

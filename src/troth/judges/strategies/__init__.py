@@ -10,7 +10,8 @@ A scorer asks for verdicts and gets the best strategy the backend can do:
   second judge's own strategy.
 - otherwise (HTTP judges): claims extracted by the model; verdicts in JSON batches with quotes;
   reasons written by the judge. With ``single_pass``: claims and verdicts in one request
-  (:mod:`~troth.judges.strategies.single`), the batches kept for what does not fit one request.
+  (:mod:`~troth.judges.strategies.single`), the batches kept for what does not fit one request;
+  the reason written from a template unless ``reason="judge"``.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def strategy_for(judge: Judge, batch_size: int, single_pass: bool = False) -> Cl
     if capabilities.choice_probabilities:
         return ClaimStrategy("choice", ChoiceVerdicts(), fixed_budget=True, reason="template", sentence_fallback=True)
     if single_pass:
-        return ClaimStrategy("single-pass", BatchedVerdicts(batch_size), single_pass=True)
+        return ClaimStrategy("single-pass", BatchedVerdicts(batch_size), reason="template", single_pass=True)
     return ClaimStrategy("batched", BatchedVerdicts(batch_size))
 
 
