@@ -68,7 +68,7 @@ def test_a_local_run_keeps_to_the_rate_limit_over_real_http() -> None:
 
     data = [{"id": str(i), "output": f"Paris is big {i}.", "context": ["Paris is big."]} for i in range(8)]
     with FakeOpenAIServer(clocked, record=False) as srv:
-        scorer = create_faithfulness_scorer(Judge("fake", base_url=srv.base_url, api_key="k"))
+        scorer = create_faithfulness_scorer(Judge("fake", base_url=srv.base_url, api_key="k"), strategy="two-step")
         result = run_evals(data, scorer, store=None, quiet=True, concurrency=16,
                            rate_limit=RateLimit(requests_per_minute=600))  # fmt: skip
     assert result.summary.failed_items == 0 and len(times) >= 16

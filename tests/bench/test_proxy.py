@@ -19,7 +19,7 @@ def test_counts_match_the_upstream_and_the_scorers_own_usage() -> None:
     judge_script = ScriptedJudge(verdicts={"1932": ("yes", "opened in 1932")}, default=("no", ""))
     with FakeOpenAIServer(judge_script) as upstream, RecordingProxy(upstream.base_url) as proxy:
         judge = Judge("m", base_url=proxy.base_url("troth", "item-1"), api_key="k")
-        scorer = create_faithfulness_scorer(judge, context=["The bridge opened in 1932."])
+        scorer = create_faithfulness_scorer(judge, strategy="two-step", context=["The bridge opened in 1932."])
         result = scorer.run(output="The bridge opened in 1932. It is red.")
         used = proxy.log.item("troth", "item-1")
         assert used.calls == len(upstream.requests) == sum(u.calls for u in result.usage.values()) == 3

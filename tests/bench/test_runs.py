@@ -6,7 +6,11 @@ import json
 from pathlib import Path
 
 from bench import compare, throughput
+from troth.scorers.claims import SINGLE_PASS_BY_DEFAULT
 from troth.testing import FakeOpenAIServer, ScriptedJudge
+
+# One synthetic claim per item: one request by default, else claims, verdicts and the judge's reason
+DEFAULT_CALLS = 1.0 if SINGLE_PASS_BY_DEFAULT else 3.0
 
 
 def test_throughput_quick_for_troth(tmp_path: Path) -> None:
@@ -18,7 +22,7 @@ def test_throughput_quick_for_troth(tmp_path: Path) -> None:
     assert set(runs) == {1, 8}
     for run in runs.values():
         assert run["tool"] == "troth" and run["failed_items"] == 0 and run["items"] == 12
-        assert run["calls_per_item"] == 3.0  # extract, verdicts, reason: one claim per synthetic item
+        assert run["calls_per_item"] == DEFAULT_CALLS and run["prompt_chars_per_item"] > 0
         assert run["share_of_ideal"] > 0 and run["ideal_items_per_s"] > 0
         assert run["cpu_s"] > 0 and run["peak_rss_mb"] > 0
     assert "| troth |" in Path(f"{stem}.md").read_text()
@@ -44,6 +48,6 @@ def test_compare_scores_labeled_items_through_the_proxy(tmp_path: Path) -> None:
     (result,) = report["files"]["tiny"]
     assert result["tool"] == "troth" and result["failed_items"] == 0
     assert result["balanced_accuracy"] == 1.0 and result["roc_auc"] == 1.0
-    assert result["calls_per_item"] == upstream_calls / 4 == 3.0
+    assert result["calls_per_item"] == upstream_calls / 4 == DEFAULT_CALLS
     assert result["prompt_tokens_per_item"] == upstream_prompt_tokens / 4
     assert "| tiny | troth |" in Path(f"{stem}.md").read_text()

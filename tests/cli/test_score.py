@@ -50,12 +50,30 @@ def test_score_table_output(server: FakeOpenAIServer) -> None:
         "m",
         "--base-url",
         server.base_url,
+        "--reason",
+        "judge",
         stdin="The sky is blue.",
     )
     assert proc.returncode == 0, proc.stderr
     assert "Faithfulness score: 1 / 1" in proc.stdout
     assert "One claim, supported." in proc.stdout
     assert "yes" in proc.stdout and "sky is blue" in proc.stdout
+
+
+def test_strategy_and_reason_options(server: FakeOpenAIServer) -> None:
+    server.responder = ScriptedJudge(verdicts={"blue": ("yes", "sky is blue")}, reason="Judge's words.")
+    common = ["score", "--output", "The sky is blue.", "--context", "The sky is blue.", "--model", "m",
+              "--base-url", server.base_url, "--json"]  # fmt: skip
+    one = json.loads(troth(*common, "--strategy", "single-pass").stdout)
+    assert [r.schema_name for r in server.requests] == ["ClaimsWithVerdicts"] and one["score"] == 1.0
+    assert "Judge's words" not in one["reason"]  # single pass: the reason from the template
+    server.reset()
+    two = json.loads(troth(*common, "--strategy", "two-step", "--reason", "judge").stdout)
+    assert [r.schema_name for r in server.requests][:2] == ["ExtractedClaims", "ClaimVerdicts"]
+    assert len(server.requests) == 3 and two["reason"] == "Judge's words."
+    bad = troth(*common, "--strategy", "one-shot")
+    assert bad.returncode == 2 and "Invalid value for '--strategy'" in bad.stderr
+    assert "'one-shot' is not one of" in bad.stderr
 
 
 def test_errors_are_one_line_without_traceback() -> None:

@@ -19,11 +19,14 @@ from troth.testing.server import Request
 CONTEXT = ["The museum opens at 10:00, closes at 18:00, and entry costs 12 euros."]
 
 
+FIRST_STEP = ("ExtractedClaims", "ClaimsWithVerdicts")  # the first request of two steps, or the one of a single pass
+
+
 class Responder(ScriptedJudge):
     """Scripted judge that answers garbage for outputs containing GARBAGE."""
 
     def __call__(self, request: Request) -> Reply:
-        if "GARBAGE" in request.prompt and request.schema_name == "ExtractedClaims":
+        if "GARBAGE" in request.prompt and request.schema_name in FIRST_STEP:
             return Reply(content="this is not json")
         return super().__call__(request)
 
@@ -166,7 +169,7 @@ def test_resume_after_interrupted_run(scripted: FakeOpenAIServer, judge: Judge, 
     result = run_evals(data, [scorer], store=db, eval_id="resume-me", cache=False, quiet=True)
     assert result.summary.total_items == 30 and result.summary.failed_items == 0
     assert result.summary.resumed_items == saved
-    extraction_calls = sum(1 for r in scripted.requests if r.schema_name == "ExtractedClaims")
+    extraction_calls = sum(1 for r in scripted.requests if r.schema_name in FIRST_STEP)
     assert extraction_calls == 30 - saved
     assert len(SQLiteStore(db).list_runs(eval_id="resume-me", limit=100)) == 30
     assert result.scores["faithfulness"] == pytest.approx(0.75)

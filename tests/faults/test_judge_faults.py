@@ -20,7 +20,8 @@ TRANSIENT = [f for f in FAULTS.values() if f.error not in (None,) and f.name != 
 
 
 def evaluate(server: FakeOpenAIServer, db: Path, eval_id: str = "faults") -> object:
-    scorer = create_faithfulness_scorer(fault_judge(server), reason="template")
+    """The faults of the two-step protocol (single pass: tests/scorers/test_single_pass.py)."""
+    scorer = create_faithfulness_scorer(fault_judge(server), strategy="two-step", reason="template")
     return run_evals(ITEMS, [scorer], store=db, eval_id=eval_id, quiet=True, concurrency=4)
 
 

@@ -232,7 +232,7 @@ def app_that_exits(server: FakeOpenAIServer, db: Path, calls: int, **monitor: An
         from troth import Judge, Monitor, create_faithfulness_scorer
         logging.basicConfig(level=logging.WARNING)
         judge = Judge("j", base_url="{server.base_url}", api_key="x", timeout=30)
-        scorer = create_faithfulness_scorer(judge, context=["x"], reason="template")
+        scorer = create_faithfulness_scorer(judge, context=["The bridge opened in 1932."], reason="template")
         monitor = Monitor([scorer], store={str(db)!r}, **{monitor!r})
         for i in range({calls}):
             monitor.record(input=str(i), output=f"The bridge opened in 1932. Call {{i}}.")

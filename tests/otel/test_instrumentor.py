@@ -26,7 +26,7 @@ def server() -> Any:
 
 def scorer_for(server: FakeOpenAIServer) -> Any:
     judge = Judge("m", base_url=server.base_url, api_key=SECRET_KEY, timeout=2, max_retries=0)
-    return create_faithfulness_scorer(judge, reason="template")
+    return create_faithfulness_scorer(judge, strategy="two-step", reason="template")  # two calls an item
 
 
 def attributes(record: Any) -> dict[str, Any]:
@@ -81,7 +81,7 @@ def test_live_scores_are_parented_to_the_span_of_the_watched_call(
     otel: Telemetry, server: FakeOpenAIServer, tmp_path: Path, isolate: str
 ) -> None:
     judge = Judge("m", base_url=server.base_url, api_key=SECRET_KEY, timeout=2, max_retries=0)
-    scorer = create_faithfulness_scorer(judge, context=CONTEXT, reason="template")
+    scorer = create_faithfulness_scorer(judge, context=CONTEXT, strategy="two-step", reason="template")
     monitor = Monitor([{"scorer": scorer, "threshold": 0.9}], store=tmp_path / "live.db", isolate=isolate)  # type: ignore[arg-type]
     try:
         with otel.tracer.start_as_current_span("agent run") as app_span:

@@ -17,8 +17,8 @@ def extraction_requests(server: FakeOpenAIServer) -> int:
 
 def scorers(judge: Judge) -> list:  # type: ignore[type-arg]
     return [
-        create_faithfulness_scorer(judge, context=CONTEXT, reason="template"),
-        create_hallucination_scorer(judge, context=CONTEXT, reason="template"),
+        create_faithfulness_scorer(judge, strategy="two-step", context=CONTEXT, reason="template"),
+        create_hallucination_scorer(judge, strategy="two-step", context=CONTEXT, reason="template"),
         create_answer_relevancy_scorer(judge, reason="template"),
     ]
 
@@ -44,5 +44,5 @@ def test_different_judges_do_not_share(server: FakeOpenAIServer) -> None:
     server.responder = ScriptedJudge(default=("yes", ""))
     for _ in range(2):
         judge = Judge("fake", base_url=server.base_url, api_key="k")
-        create_faithfulness_scorer(judge, context=CONTEXT, reason="template").run(output=OUTPUT)
+        create_faithfulness_scorer(judge, strategy="two-step", context=CONTEXT, reason="template").run(output=OUTPUT)
     assert extraction_requests(server) == 2

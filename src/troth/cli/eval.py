@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
+from troth.cli.judging import BaseUrlOption, ModelOption, ReasonBy, ReasonOption, ScaleOption, Strategy, StrategyOption
 from troth.cli.render import safe
 from troth.prices import format_usd
 from troth.redaction import redact
@@ -41,10 +42,8 @@ DataArgument = Annotated[
 
 def eval_command(
     data: DataArgument,
-    model: Annotated[
-        str, typer.Option(help="Judge: 'local' (the offline claim verifier), 'llm' (a local LLM) or 'provider/model'.")
-    ] = "local",
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server (then --model is its name).")] = None,
+    model: ModelOption = "local",
+    base_url: BaseUrlOption = None,
     concurrency: Annotated[int, typer.Option(help="Judge calls in flight at most (Ray: per worker).")] = 8,
     eval_id: Annotated[str | None, typer.Option(help="Name of the evaluation; reuse it to resume.")] = None,
     report: Annotated[Path | None, typer.Option(help="Write a self-contained HTML report here.")] = None,
@@ -52,7 +51,9 @@ def eval_command(
     threshold: Annotated[
         float | None, typer.Option(help="Exit with status 1 if the mean or any item scores below this.")
     ] = None,
-    scale: Annotated[float, typer.Option(help="Maximum score.")] = 1.0,
+    scale: ScaleOption = 1.0,
+    strategy: StrategyOption = Strategy.auto,
+    reason: ReasonOption = ReasonBy.auto,
     store: Annotated[
         Path | None, typer.Option(help="SQLite file or .parquet folder (default: $TROTH_STORE or ./.troth/troth.db).")
     ] = None,
@@ -83,7 +84,7 @@ def eval_command(
     eval_id = eval_id or new_eval_id()
     with one_line_errors(), _resumable(eval_id, kept=not no_store):
         judge = Judge(model, base_url=base_url, rate_limit_wait=max_wait)
-        scorer = create_faithfulness_scorer(judge, scale=scale)
+        scorer = create_faithfulness_scorer(judge, scale=scale, strategy=strategy.value, reason=reason.value)
         on_ray = RayEngine(ray_address, workers, concurrency) if engine is EngineName.ray else None
         result = run_evals(
             data,

@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from troth.cli.app import one_line_errors, read_arg
+from troth.cli.judging import BaseUrlOption, ModelOption, ReasonBy, ReasonOption, ScaleOption, Strategy, StrategyOption
 from troth.cli.render import render_result, safe
 from troth.redaction import redact
 
@@ -24,11 +25,11 @@ def score(
     output: Annotated[str | None, typer.Option(help="The answer to check: TEXT, @file or @- (stdin).")] = None,
     context: Annotated[list[str] | None, typer.Option(help="A context segment: TEXT or @file; repeatable.")] = None,
     input: Annotated[str | None, typer.Option("--input", help="The question (TEXT or @file).")] = None,
-    model: Annotated[
-        str, typer.Option(help="Judge: 'local' (the claim verifier), 'llm' (a local LLM) or 'provider/model'.")
-    ] = "local",
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server (then --model is its name).")] = None,
-    scale: Annotated[float, typer.Option(help="Maximum score.")] = 1.0,
+    model: ModelOption = "local",
+    base_url: BaseUrlOption = None,
+    scale: ScaleOption = 1.0,
+    strategy: StrategyOption = Strategy.auto,
+    reason: ReasonOption = ReasonBy.auto,
     example: Annotated[bool, typer.Option("--example", help="Score the bundled example.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
@@ -48,7 +49,7 @@ def score(
     console = Console()
     with one_line_errors():
         judge = Judge(model, base_url=base_url) if base_url else model
-        scorer = create_faithfulness_scorer(judge, scale=scale)
+        scorer = create_faithfulness_scorer(judge, scale=scale, strategy=strategy.value, reason=reason.value)
         if console.is_terminal and not as_json:
             with console.status("Scoring…", spinner="dots"):
                 result = scorer.run(input=question, output=output_text, context=contexts or None)

@@ -162,11 +162,15 @@ class Judge:
         """The model's window in tokens, when the backend knows it."""
         return self.capabilities.context_window
 
+    @property
+    def declared(self) -> Capabilities:
+        """What the backend declares it can do, read without building it (no key checked)."""
+        return self._backend.capabilities if self._backend is not None else declared_by(self._options.provider)
+
     def check_generates(self, scorer_id: str, needs: str) -> None:
         """ConfigError now when the scorer ``scorer_id`` needs written answers (for ``needs``) and
         this judge's backend declares it cannot write them (read without building the backend)."""
-        declared = self._backend.capabilities if self._backend is not None else declared_by(self._options.provider)
-        if not declared.generates:
+        if not self.declared.generates:
             raise ConfigError(
                 f"scorer {scorer_id!r} needs a judge that writes answers ({needs}), but {self.model} only "
                 "classifies (context, claim) pairs; use model='llm' (a local LLM) or an HTTP judge such as "

@@ -96,7 +96,8 @@ def create_answer_relevancy_scorer(
         raise ValueError(f"uncertainty_weight must be between 0 and 1, not {uncertainty_weight!r}")
     options = C.ClaimOptions.check("create_answer_relevancy_scorer", model,
                                    {"scale": scale, "reason": reason, "batch_size": batch_size,
-                                    "sentence_fallback": sentence_fallback}, require_input=True)  # fmt: skip
+                                    "sentence_fallback": sentence_fallback}, require_input=True,
+                                   strategy="two-step")  # fmt: skip
     if options.judge is not None:
         options.judge.check_generates("answer-relevancy", "the relevance of each statement")
     base = C.claim_scorer_base(

@@ -13,7 +13,7 @@ from typing import Any, Literal, TypedDict
 from troth._keywords import check_keywords
 from troth.errors import ConfigError, JudgeOutputError, JudgeTruncatedError
 from troth.judges.judge import Judge
-from troth.judges.strategies import ClaimStrategy, single, strategy_for
+from troth.judges.strategies import ClaimStrategy, judges_in_one_pass, single, strategy_for
 from troth.judges.strategies.batched import DEFAULT_BATCH_SIZE
 from troth.prompts import claims as P
 from troth.prompts.single_pass import SAME_CALL
@@ -105,9 +105,13 @@ class ClaimOptions:
             raise ConfigError(f"step {ctx.step!r} needs a judge, but the scorer has none")
         found = self.strategies.get(id(ctx.judge))
         if found is None:
-            single = self.strategy == "single-pass" or (self.strategy == "auto" and SINGLE_PASS_BY_DEFAULT)
-            found = self.strategies[id(ctx.judge)] = strategy_for(ctx.judge, self.batch_size, single)
+            found = self.strategies[id(ctx.judge)] = strategy_for(ctx.judge, self.batch_size, self.single_pass_wanted)
         return found
+
+    @property
+    def single_pass_wanted(self) -> bool:
+        """Single pass asked for, or ``auto`` where it is the default."""
+        return self.strategy == "single-pass" or (self.strategy == "auto" and SINGLE_PASS_BY_DEFAULT)
 
     def reason_mode(self, ctx: StepContext) -> str:
         """``auto`` is what the judge's strategy prefers (a template when no LLM writes reasons well)."""
@@ -255,7 +259,7 @@ class ContextClaimKind:
 def create_context_claim_scorer(kind: ContextClaimKind, model: str | Judge, options: ClaimOptions) -> Scorer:
     """A scorer whose score is the share of claims with ``kind``'s verdicts against the context."""
     version = kind.prompts.VERSION
-    if options.strategy == "single-pass":
+    if options.judge is not None and judges_in_one_pass(options.judge.declared, options.single_pass_wanted):
         version = version.replace(P.VERSION, SINGLE_PASS_VERSION)
     base = claim_scorer_base(id=kind.id, description=kind.description, prompt_version=version,
                              options=options)  # fmt: skip

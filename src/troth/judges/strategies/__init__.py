@@ -58,6 +58,12 @@ class ClaimStrategy:
         return min(ceiling, FIXED_EXTRACT_BASE_TOKENS + len(text) // 2) if self.fixed_budget else None
 
 
+def judges_in_one_pass(capabilities: Capabilities, single_pass: bool) -> bool:
+    """Whether a backend with ``capabilities`` gets the single-pass strategy when it is asked for
+    (a judge that writes JSON answers; the verifier and the local LLM judge their own way)."""
+    return single_pass and not (capabilities.classify_pairs or capabilities.choice_probabilities)
+
+
 def strategy_for(judge: Judge, batch_size: int, single_pass: bool = False) -> ClaimStrategy:
     """The strategy for ``judge``: from its backend's capabilities, and its second opinion if any;
     ``single_pass`` asks a judge that writes JSON answers for claims and verdicts at once."""
@@ -71,7 +77,7 @@ def strategy_for(judge: Judge, batch_size: int, single_pass: bool = False) -> Cl
         return ClaimStrategy("pairs", PairVerdicts(), extract_with_judge=False, reason="template")
     if capabilities.choice_probabilities:
         return ClaimStrategy("choice", ChoiceVerdicts(), fixed_budget=True, reason="template", sentence_fallback=True)
-    if single_pass:
+    if judges_in_one_pass(capabilities, single_pass):
         return ClaimStrategy("single-pass", BatchedVerdicts(batch_size), reason="template", single_pass=True)
     return ClaimStrategy("batched", BatchedVerdicts(batch_size))
 
@@ -92,6 +98,7 @@ __all__ = [
     "ClaimStrategy",
     "PairVerdicts",
     "Session",
+    "judges_in_one_pass",
     "strategy_for",
     "support_probabilities",
 ]
