@@ -34,7 +34,7 @@ def create_faithfulness_scorer(model: str | Judge = "local", **options: Unpack[C
     - ``scale`` (default 1): the maximum score.
     - ``reason``: ``"judge"`` asks the judge to explain the score; ``"template"`` writes it in
       code (one judge call fewer); ``"auto"`` (default) follows the judge: the template for the
-      offline judges, the judge otherwise.
+      offline judges and for a single pass, the judge otherwise.
     - ``batch_size`` (default 16): claims per verdict request.
     - ``max_context_chars`` (1,000,000) and ``max_output_chars`` (100,000): longer fails before
       any judge call.
