@@ -3,6 +3,8 @@
 ``TROTH_BENCH_REASON`` sets the scorer's ``reason`` mode (default ``auto``: written by the judge,
 one call per item; ``template`` writes it by code). ``TROTH_BENCH_STRATEGY`` sets its
 ``strategy`` (default ``auto``; ``single-pass``: claims and verdicts in one request).
+``TROTH_BENCH_JUDGE=cascade`` puts the offline verifier first, with the endpoint as its second
+opinion (only the claims in the verifier's uncertain band reach it; needs ``troth[local]``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import troth
 
 
 def factory(base_url: str, model: str) -> tuple[_harness.ScoreItem, _harness.Close]:
-    judge = troth.Judge(model, base_url=base_url, api_key="bench", temperature=0.0)
+    http = judge = troth.Judge(model, base_url=base_url, api_key="bench", temperature=0.0)
+    if os.environ.get("TROTH_BENCH_JUDGE") == "cascade":
+        judge = troth.Judge("local", second_opinion=http)
     scorer = troth.create_faithfulness_scorer(judge, reason=os.environ.get("TROTH_BENCH_REASON", "auto"),
                                               strategy=os.environ.get("TROTH_BENCH_STRATEGY", "auto"))  # fmt: skip
 
@@ -25,7 +29,10 @@ def factory(base_url: str, model: str) -> tuple[_harness.ScoreItem, _harness.Clo
         result = await scorer.arun(input=item.get("input") or None, output=item["output"], context=item["context"])
         return result.score
 
-    return score, judge.aclose
+    async def close() -> None:
+        await http.aclose()
+
+    return score, close
 
 
 if __name__ == "__main__":
