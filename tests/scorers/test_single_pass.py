@@ -98,6 +98,16 @@ def test_a_context_too_long_for_one_request_goes_the_two_step_way(
     assert result.score == 0.5
 
 
+def test_no_claim_found_is_extracted_again_in_two_steps_and_flagged(server: FakeOpenAIServer, judge: Judge) -> None:
+    server.enqueue(Reply(content={"claims": []}), {"claims": ["Deliveries began in July 2017."]},
+                   {"verdicts": [{"claim_id": "c1", "evidence": "Deliveries began in July 2017", "verdict": "yes",
+                                  "reason": "stated"}]})  # fmt: skip
+    result = scorer(judge).run(output=OUTPUT)  # type: ignore[attr-defined]
+    assert [r.schema_name for r in server.requests] == ["ClaimsWithVerdicts", "ExtractedClaims", "ClaimVerdicts"]
+    assert result.score == 1.0 and "single-pass-fallback" in result.flags
+    assert result.usage["preprocess"].calls == 2 and result.usage["analyze"].calls == 1
+
+
 def test_run_evals_makes_one_request_per_item_and_resumes_from_the_store(tmp_path: Path) -> None:
     script = ScriptedJudge(verdicts={"2017": ("yes", "Deliveries began in July 2017")})
     data = [{"id": f"i{n}", "output": f"Deliveries began in July 2017. Item {n} is here.", "context": CONTEXT}

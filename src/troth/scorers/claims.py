@@ -160,9 +160,9 @@ def make_extract(
 
 
 async def _single_pass(ctx: StepContext) -> bool:
-    """Claims and verdicts from one request, kept for the analyze step; False (and the result
-    flagged) when the context and answer do not fit one request, or there is no context to judge
-    against: the two steps then run as usual."""
+    """Claims and verdicts from one request, kept for the analyze step; False when there is no
+    context to judge against, and False with the result flagged when the context and answer do
+    not fit one request or the judge found no claim: the two steps then run as usual."""
     context = ctx.run.context or []
     if not context:
         return False
@@ -170,8 +170,9 @@ async def _single_pass(ctx: StepContext) -> bool:
         ctx.flag(SINGLE_PASS_FALLBACK)
         return False
     verdicts = _unique_verdicts(await single.single_pass(ctx, context, ctx.run.output, ctx.run.input))
-    if not verdicts:
-        return False  # no claim found: extracted again, with the two-step path's fallbacks
+    if not verdicts:  # no claim found: extracted again, with the two-step path's fallbacks
+        ctx.flag(SINGLE_PASS_FALLBACK)
+        return False
     ctx.results.verdicts = Verdicts(verdicts)
     return True
 
