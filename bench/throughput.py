@@ -86,7 +86,7 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """The first run with every numeric field replaced by its median over ``runs``."""
     out = dict(runs[0])
     for key, value in runs[0].items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in ("concurrency", "items"):
             values = [r[key] for r in runs if r[key] is not None]
             out[key] = statistics.median(values) if values else None
     out["repeats"] = len(runs)
