@@ -89,9 +89,9 @@ class BenchResponder:
         with self._lock:
             roll = self._rng.random()
             delay = max(0.0, b.latency + self._rng.uniform(-b.jitter, b.jitter))
-            self.refused += roll < b.rate_429 + b.rate_500
-            if roll >= b.rate_429 + b.rate_500:
-                self.prompt_chars += len(request.prompt)
+            refused = roll < b.rate_429 + b.rate_500
+            self.refused += refused
+            self.prompt_chars += 0 if refused else len(request.prompt)
         if roll < b.rate_429:
             return Reply(status=429, headers={"retry-after": "0"}, delay=delay)
         if roll < b.rate_429 + b.rate_500:

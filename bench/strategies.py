@@ -9,8 +9,8 @@ For each file, a label-balanced sample (seed ``--seed``) is scored twice by trot
 scorer with ``reason="template"`` (the comparison is of claims and verdicts): ``strategy="two-step"``
 and ``strategy="single-pass"``, item by item, at temperature 0. "Unfaithful" is a score under 1.
 Reported per file and strategy: balanced accuracy, failed items, judge calls, prompt and
-completion tokens per item, seconds per item; and the difference single pass minus two steps with its 95% paired
-bootstrap interval (the items resampled, both strategies' verdicts kept together;
+completion tokens per item, seconds per item; and the difference single pass minus two steps with
+its 95% paired bootstrap interval (the items resampled, both strategies' verdicts kept together;
 ``scipy.stats.bootstrap``, 2,000 resamples). Results are written after every file.
 """
 
@@ -91,7 +91,7 @@ def summary(rows: list[dict[str, Any]], runs: dict[str, list[dict[str, Any]]]) -
                   "failed_items": sum(r["score"] is None for r in found),
                   "calls_per_item": sum(r["calls"] for r in found) / len(found),
                   "prompt_tokens_per_item": sum(r["prompt_tokens"] for r in found) / len(found),
-                  "completion_tokens_per_item": sum(r.get("completion_tokens", 0) for r in found) / len(found),
+                  "completion_tokens_per_item": sum(r["completion_tokens"] for r in found) / len(found),
                   "seconds_per_item": sum(r["seconds"] for r in found) / len(found),
                   "fell_back": sum("single-pass-fallback" in r.get("flags", []) for r in found),
                   "errors": sorted({r["error"] for r in found if r["error"]})[:3]}  # fmt: skip
@@ -111,7 +111,7 @@ def markdown(report: dict[str, Any]) -> str:
             r = f[s]
             rows.append([name, s, fmt(r["balanced_accuracy"]), r["failed_items"], fmt(r["calls_per_item"]),
                          fmt(r["prompt_tokens_per_item"], 0),
-                         fmt(r.get("completion_tokens_per_item"), 0), fmt(r["seconds_per_item"], 1), r["fell_back"],
+                         fmt(r["completion_tokens_per_item"], 0), fmt(r["seconds_per_item"], 1), r["fell_back"],
                          f"{fmt(d.get('difference'))} [{fmt(d.get('ci_low'))}, {fmt(d.get('ci_high'))}]"
                          if s == "single-pass" and d else ""])  # fmt: skip
     lines += table(["file", "strategy", "balanced accuracy", "failed", "calls/item", "prompt tokens/item",

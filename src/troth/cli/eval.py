@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
-from troth.cli.judging import BaseUrlOption, ModelOption, ReasonBy, ReasonOption, ScaleOption, Strategy, StrategyOption
+from troth.cli.judging import BaseUrlOption, ModelOption, ReasonOption, ScaleOption, StrategyOption
 from troth.cli.render import safe
 from troth.prices import format_usd
 from troth.redaction import redact
@@ -52,8 +52,8 @@ def eval_command(
         float | None, typer.Option(help="Exit with status 1 if the mean or any item scores below this.")
     ] = None,
     scale: ScaleOption = 1.0,
-    strategy: StrategyOption = Strategy.auto,
-    reason: ReasonOption = ReasonBy.auto,
+    strategy: StrategyOption = "auto",
+    reason: ReasonOption = "auto",
     store: Annotated[
         Path | None, typer.Option(help="SQLite file or .parquet folder (default: $TROTH_STORE or ./.troth/troth.db).")
     ] = None,
@@ -84,7 +84,7 @@ def eval_command(
     eval_id = eval_id or new_eval_id()
     with one_line_errors(), _resumable(eval_id, kept=not no_store):
         judge = Judge(model, base_url=base_url, rate_limit_wait=max_wait)
-        scorer = create_faithfulness_scorer(judge, scale=scale, strategy=strategy.value, reason=reason.value)
+        scorer = create_faithfulness_scorer(judge, scale=scale, strategy=strategy, reason=reason)
         on_ray = RayEngine(ray_address, workers, concurrency) if engine is EngineName.ray else None
         result = run_evals(
             data,

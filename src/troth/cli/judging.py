@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated
 
 import typer
 
-
-class Strategy(StrEnum):
-    """How claims are judged (``--strategy``)."""
-
-    auto = "auto"
-    single_pass = "single-pass"
-    two_step = "two-step"
-
-
-class ReasonBy(StrEnum):
-    """Who writes the reason (``--reason``)."""
-
-    auto = "auto"
-    judge = "judge"
-    template = "template"
-
+from troth.scorers.claims import JudgingStrategy
+from troth.scorers.reasons import ReasonMode
 
 ModelOption = Annotated[
     str, typer.Option(help="Judge: 'local' (the offline claim verifier), 'llm' (a local LLM) or 'provider/model'.")
@@ -30,9 +15,9 @@ ModelOption = Annotated[
 BaseUrlOption = Annotated[str | None, typer.Option(help="OpenAI-compatible server (then --model is its name).")]
 ScaleOption = Annotated[float, typer.Option(help="Maximum score.")]
 StrategyOption = Annotated[
-    Strategy,
+    JudgingStrategy,
     typer.Option(help="HTTP judges: claims and verdicts in one request (single-pass), in two, or the default (auto)."),
 ]
 ReasonOption = Annotated[
-    ReasonBy, typer.Option(help="The reason written by the judge (one call more), by a template, or the default.")
+    ReasonMode, typer.Option(help="The reason written by the judge (one call more), by a template, or the default.")
 ]

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from troth.cli.app import one_line_errors, read_arg
-from troth.cli.judging import BaseUrlOption, ModelOption, ReasonBy, ReasonOption, ScaleOption, Strategy, StrategyOption
+from troth.cli.judging import BaseUrlOption, ModelOption, ReasonOption, ScaleOption, StrategyOption
 from troth.cli.render import render_result, safe
 from troth.redaction import redact
 
@@ -28,8 +28,8 @@ def score(
     model: ModelOption = "local",
     base_url: BaseUrlOption = None,
     scale: ScaleOption = 1.0,
-    strategy: StrategyOption = Strategy.auto,
-    reason: ReasonOption = ReasonBy.auto,
+    strategy: StrategyOption = "auto",
+    reason: ReasonOption = "auto",
     example: Annotated[bool, typer.Option("--example", help="Score the bundled example.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
@@ -49,7 +49,7 @@ def score(
     console = Console()
     with one_line_errors():
         judge = Judge(model, base_url=base_url) if base_url else model
-        scorer = create_faithfulness_scorer(judge, scale=scale, strategy=strategy.value, reason=reason.value)
+        scorer = create_faithfulness_scorer(judge, scale=scale, strategy=strategy, reason=reason)
         if console.is_terminal and not as_json:
             with console.status("Scoring…", spinner="dots"):
                 result = scorer.run(input=question, output=output_text, context=contexts or None)
