@@ -11,7 +11,15 @@ and ``strategy="single-pass"``, item by item, at temperature 0. "Unfaithful" is 
 Reported per file and strategy: balanced accuracy, failed items, judge calls, prompt and
 completion tokens per item, seconds per item; and the difference single pass minus two steps with
 its 95% paired bootstrap interval (the items resampled, both strategies' verdicts kept together;
-``scipy.stats.bootstrap``, 2,000 resamples). Results are written after every file.
+``scipy.stats.bootstrap``, 2,000 resamples). Results are written after every file, with each
+item's outcome per strategy and the prompt version it ran under.
+
+    python -m bench.strategies --local --data F.jsonl --reuse two-step=OLD.json   # single pass only
+
+The report is saved after every item. ``--reuse STRATEGY=REPORT.json`` takes that strategy's
+per-item outcomes from an earlier report instead of scoring them again, for every file whose
+sample (limit, seed, labels) and prompt version match, and scores only the items it lacks: an
+interrupted run resumes with ``--reuse two-step=R.json --reuse single-pass=R.json``.
 """
 
 from __future__ import annotations
@@ -19,25 +27,37 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
+import json
 import platform
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bench.accuracy import load
 from bench.common import DATA_DIR, FILES, RESULTS, fmt, table, write_results
 from bench.local_server import judge_endpoint
-from troth import Judge, create_faithfulness_scorer
+from troth import Judge, Scorer, create_faithfulness_scorer
 
 STRATEGIES = ("two-step", "single-pass")
 
 
-async def score(rows: list[dict[str, Any]], judge: Judge, strategy: str) -> list[dict[str, Any]]:
-    """Each row scored in turn: its score (None: failed), calls, prompt tokens and seconds."""
-    scorer = create_faithfulness_scorer(judge, strategy=strategy, reason="template")  # type: ignore[arg-type]
-    out: list[dict[str, Any]] = []
-    for n, row in enumerate(rows, 1):
+def scorer_for(judge: Judge, strategy: str) -> Scorer:
+    """The faithfulness scorer of one strategy, reason by template."""
+    return create_faithfulness_scorer(judge, strategy=strategy, reason="template")  # type: ignore[arg-type]
+
+
+Outcomes = list[dict[str, Any]]
+
+
+async def score(rows: list[dict[str, Any]], judge: Judge, strategy: str, done: Outcomes,
+                saved: Callable[[Outcomes], None]) -> Outcomes:  # fmt: skip
+    """Each row after those ``done`` scored in turn: its score (None: failed), calls, tokens and
+    seconds; ``saved`` gets the outcomes so far after every item."""
+    scorer = scorer_for(judge, strategy)
+    out = list(done)
+    for n, row in enumerate(rows[len(out) :], len(out) + 1):
         started = time.perf_counter()
         try:
             result = await scorer.arun(input=row.get("input") or None, output=row["output"], context=row["context"])
@@ -50,6 +70,7 @@ async def score(rows: list[dict[str, Any]], judge: Judge, strategy: str) -> list
             out.append({"score": None, "calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
                         "error": f"{type(exc).__name__}: {exc}"[:200]})  # fmt: skip
         out[-1]["seconds"] = time.perf_counter() - started
+        saved(out)
         print(f"  {strategy} {n}/{len(rows)}: {out[-1]['score']}", file=sys.stderr, flush=True)
     return out
 
@@ -97,6 +118,8 @@ def summary(rows: list[dict[str, Any]], runs: dict[str, list[dict[str, Any]]]) -
                   "errors": sorted({r["error"] for r in found if r["error"]})[:3]}  # fmt: skip
     if len(both) >= 4:
         out["single_minus_two_step"] = difference(labels, flags["two-step"], flags["single-pass"])
+    out["labels"] = [r["label"] for r in rows]
+    out["runs"] = runs
     return out
 
 
@@ -106,6 +129,8 @@ def markdown(report: dict[str, Any]) -> str:
              "reason by template; unfaithful = score < 1.", ""]  # fmt: skip
     rows = []
     for name, f in report["files"].items():
+        if "two-step" not in f:  # still being scored
+            continue
         d = f.get("single_minus_two_step", {})
         for s in STRATEGIES:
             r = f[s]
@@ -120,6 +145,37 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def reused(report: dict[str, Any] | None, strategy: str, stem: str, sample: dict[str, Any]) -> Any:
+    """A strategy's per-item outcomes for file ``stem`` from an earlier report, when its sample
+    (limit, seed, labels) and prompt version match."""
+    if report is None or report.get("limit") != sample["limit"] or report.get("seed") != sample["seed"]:
+        return None
+    found = report.get("files", {}).get(stem, {})
+    if found.get("labels") != sample["labels"] or found.get("prompt_versions", {}).get(strategy) != sample["version"]:
+        return None
+    return found.get("runs", {}).get(strategy)
+
+
+def run_file(path: Path, judge: Judge, args: argparse.Namespace, earlier: dict[str, Any],
+             save: Callable[[dict[str, Any]], None]) -> dict[str, Any]:  # fmt: skip
+    """One file's sample scored under both strategies (reused items kept), summarised; ``save``
+    gets the file's outcomes so far after every item."""
+    rows = load(path, args.limit, args.seed)
+    labels = [r["label"] for r in rows]
+    versions = {s: scorer_for(judge, s).prompt_version for s in STRATEGIES}
+    partial: dict[str, Any] = {"labels": labels, "prompt_versions": versions, "runs": {}}
+    for s in STRATEGIES:
+        sample = {"limit": args.limit, "seed": args.seed, "labels": labels, "version": versions[s]}
+        done = reused(earlier.get(s), s, path.stem, sample) or []
+
+        def saved(out: Outcomes, s: str = s) -> None:
+            partial["runs"][s] = out
+            save(partial)
+
+        partial["runs"][s] = asyncio.run(score(rows, judge, s, done, saved))
+    return {**summary(rows, partial["runs"]), "prompt_versions": versions}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--base-url")
@@ -130,7 +186,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--reuse", action="append", default=[], metavar="STRATEGY=REPORT.json",
+                        help="take a strategy's per-item outcomes from an earlier report")  # fmt: skip
     args = parser.parse_args(argv)
+    earlier = {}
+    for spec in args.reuse:
+        strategy, _, path = spec.partition("=")
+        if strategy not in STRATEGIES or not path:
+            parser.error(f"--reuse takes STRATEGY=REPORT.json with STRATEGY one of {', '.join(STRATEGIES)}: {spec!r}")
+        earlier[strategy] = json.loads(Path(path).read_text(encoding="utf-8"))
     if (args.base_url is None) == (args.local is None):
         parser.error("give exactly one of --base-url and --local")
     files = args.data or [DATA_DIR / f"{name}.jsonl" for name in FILES]
@@ -142,11 +206,13 @@ def main(argv: list[str] | None = None) -> int:
                                   "files": {}}  # fmt: skip
         stem = args.out or RESULTS / f"strategies-{name.split(' ')[0].replace('/', '_')}-{dt.date.today()}"
         for path in files:
-            rows = load(path, args.limit, args.seed)
             judge = Judge(args.model, base_url=base_url, api_key="bench", temperature=0.0, timeout=600)
-            runs = {s: asyncio.run(score(rows, judge, s)) for s in STRATEGIES}
-            report["files"][path.stem] = summary(rows, runs)
-            write_results(stem, report, markdown(report))
+
+            def save(entry: dict[str, Any], name: str = path.stem) -> None:
+                report["files"][name] = entry
+                write_results(stem, report, markdown(report))
+
+            save(run_file(path, judge, args, earlier, save))
     print(markdown(report))
     return 0
 
