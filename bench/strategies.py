@@ -100,6 +100,19 @@ def difference(labels: list[int], a: list[bool], b: list[bool]) -> dict[str, flo
     return {"difference": diff(labels, a, b), "ci_low": float(interval.low), "ci_high": float(interval.high)}
 
 
+def one_pass_subset(labels: list[int], flags: dict[str, list[bool]], single: Outcomes) -> dict[str, Any]:
+    """Both strategies on the items that single pass judged itself (no fallback to two steps)."""
+    keep = [i for i, r in enumerate(single) if "single-pass-fallback" not in r.get("flags", [])]
+    y = [labels[i] for i in keep]
+    out: dict[str, Any] = {"items": len(keep), "unfaithful": y.count(0)}
+    if 0 < y.count(0) < len(y):
+        picked = {s: [flags[s][i] for i in keep] for s in STRATEGIES}
+        out.update({s: balanced_accuracy(y, picked[s]) for s in STRATEGIES})
+        if len(y) >= 4:
+            out["single_minus_two_step"] = difference(y, picked["two-step"], picked["single-pass"])
+    return out
+
+
 def summary(rows: list[dict[str, Any]], runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """Per strategy and the paired difference, over the items both strategies scored."""
     both = [i for i in range(len(rows)) if all(runs[s][i]["score"] is not None for s in STRATEGIES)]
@@ -118,9 +131,15 @@ def summary(rows: list[dict[str, Any]], runs: dict[str, list[dict[str, Any]]]) -
                   "errors": sorted({r["error"] for r in found if r["error"]})[:3]}  # fmt: skip
     if len(both) >= 4:
         out["single_minus_two_step"] = difference(labels, flags["two-step"], flags["single-pass"])
+    out["judged_in_one_pass"] = one_pass_subset(labels, flags, [runs["single-pass"][i] for i in both])
     out["labels"] = [r["label"] for r in rows]
     out["runs"] = runs
     return out
+
+
+def interval(d: dict[str, float]) -> str:
+    """A difference with its interval, as a table cell ("" when there is none)."""
+    return f"{fmt(d['difference'])} [{fmt(d['ci_low'])}, {fmt(d['ci_high'])}]" if d else ""
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -137,12 +156,27 @@ def markdown(report: dict[str, Any]) -> str:
             rows.append([name, s, fmt(r["balanced_accuracy"]), r["failed_items"], fmt(r["calls_per_item"]),
                          fmt(r["prompt_tokens_per_item"], 0),
                          fmt(r["completion_tokens_per_item"], 0), fmt(r["seconds_per_item"], 1), r["fell_back"],
-                         f"{fmt(d.get('difference'))} [{fmt(d.get('ci_low'))}, {fmt(d.get('ci_high'))}]"
-                         if s == "single-pass" and d else ""])  # fmt: skip
+                         interval(d) if s == "single-pass" else ""])  # fmt: skip
     lines += table(["file", "strategy", "balanced accuracy", "failed", "calls/item", "prompt tokens/item",
                     "completion tokens/item", "s/item",
                     "two-step fallbacks", "single − two-step (95% CI)"], rows)  # fmt: skip
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + one_pass_table(report)) + "\n"
+
+
+def one_pass_table(report: dict[str, Any]) -> list[str]:
+    """Both strategies on the items that single pass judged without falling back."""
+    rows = []
+    for name, f in report["files"].items():
+        sub = f.get("judged_in_one_pass")
+        if sub is None:
+            continue
+        d = sub.get("single_minus_two_step", {})
+        rows.append([name, f"{sub['items']} of {f['items']}", sub["unfaithful"], fmt(sub.get("single-pass")),
+                     fmt(sub.get("two-step")), interval(d)])  # fmt: skip
+    if not rows:
+        return []
+    head = ["", "Items that single pass judged in one pass (no fallback), both strategies on them:", ""]
+    return head + table(["file", "items", "unfaithful", "single pass", "two steps", "single − two-step (95% CI)"], rows)
 
 
 def reused(report: dict[str, Any] | None, strategy: str, stem: str, sample: dict[str, Any]) -> Any:

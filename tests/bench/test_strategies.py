@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from bench.strategies import main
-from troth.testing import FakeOpenAIServer, ScriptedJudge
+from troth.testing import FakeOpenAIServer, Reply, ScriptedJudge
+from troth.testing.server import Request
 
 CONTEXT = ["The bridge opened in 1932 and spans 500 metres."]
 OUTPUTS = [("The bridge opened in 1932.", 1), ("The bridge opened in 1950.", 0),
@@ -93,3 +94,19 @@ def test_an_interrupted_run_resumes_where_it_stopped(data: Path, tmp_path: Path)
     resumed = [(r["score"], r["calls"]) for r in again["runs"]["single-pass"]]
     assert resumed == [(r["score"], r["calls"]) for r in first["runs"]["single-pass"]]
     assert "| tiny | single-pass | 1.000 |" in (tmp_path / "cut.md").read_text(encoding="utf-8")
+
+
+def test_the_items_judged_in_one_pass_are_compared_apart(data: Path, tmp_path: Path) -> None:
+    scripted = judge()
+
+    def no_claims_about_spans(request: Request) -> Reply:
+        if request.schema_name == "ClaimsWithVerdicts" and "<output>\nThe bridge spans" in request.prompt:
+            return Reply(content={"claims": []})
+        return scripted(request)
+
+    with FakeOpenAIServer(responder=no_claims_about_spans) as server:
+        found = run(server, data, tmp_path / "first")
+    assert found["single-pass"]["fell_back"] == 2
+    assert found["judged_in_one_pass"] == {"items": 2, "unfaithful": 1, "two-step": 1.0, "single-pass": 1.0}
+    markdown = (tmp_path / "first.md").read_text(encoding="utf-8")
+    assert "| tiny | 2 of 4 | 1 | 1.000 | 1.000 |  |" in markdown
