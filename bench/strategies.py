@@ -190,13 +190,15 @@ def reused(report: dict[str, Any] | None, strategy: str, stem: str, sample: dict
     return found.get("runs", {}).get(strategy)
 
 
-def run_file(path: Path, judge: Judge, args: argparse.Namespace, earlier: dict[str, Any],
+def run_file(path: Path, judge: Callable[[], Judge], args: argparse.Namespace, earlier: dict[str, Any],
              save: Callable[[dict[str, Any]], None]) -> dict[str, Any]:  # fmt: skip
     """One file's sample scored under both strategies (reused items kept), summarised; ``save``
-    gets the file's outcomes so far after every item."""
+    gets the file's outcomes so far after every item. Each strategy gets a judge of its own
+    (``judge()``): one judge object keeps the claims it extracted, and a single pass falling back
+    to two steps would otherwise reuse the two-step run's extraction and count one call too few."""
     rows = load(path, args.limit, args.seed)
     labels = [r["label"] for r in rows]
-    versions = {s: scorer_for(judge, s).prompt_version for s in STRATEGIES}
+    versions = {s: scorer_for(judge(), s).prompt_version for s in STRATEGIES}
     partial: dict[str, Any] = {"labels": labels, "prompt_versions": versions, "runs": {}}
     for s in STRATEGIES:
         sample = {"limit": args.limit, "seed": args.seed, "labels": labels, "version": versions[s]}
@@ -206,7 +208,7 @@ def run_file(path: Path, judge: Judge, args: argparse.Namespace, earlier: dict[s
             partial["runs"][s] = out
             save(partial)
 
-        partial["runs"][s] = asyncio.run(score(rows, judge, s, done, saved))
+        partial["runs"][s] = asyncio.run(score(rows, judge(), s, done, saved))
     return {**summary(rows, partial["runs"]), "prompt_versions": versions}
 
 
@@ -239,8 +241,11 @@ def main(argv: list[str] | None = None) -> int:
                                   "machine": platform.platform(), "limit": args.limit, "seed": args.seed,
                                   "files": {}}  # fmt: skip
         stem = args.out or RESULTS / f"strategies-{name.split(' ')[0].replace('/', '_')}-{dt.date.today()}"
+
+        def judge() -> Judge:
+            return Judge(args.model, base_url=base_url, api_key="bench", temperature=0.0, timeout=600)
+
         for path in files:
-            judge = Judge(args.model, base_url=base_url, api_key="bench", temperature=0.0, timeout=600)
 
             def save(entry: dict[str, Any], name: str = path.stem) -> None:
                 report["files"][name] = entry

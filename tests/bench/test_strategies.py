@@ -107,6 +107,8 @@ def test_the_items_judged_in_one_pass_are_compared_apart(data: Path, tmp_path: P
     with FakeOpenAIServer(responder=no_claims_about_spans) as server:
         found = run(server, data, tmp_path / "first")
     assert found["single-pass"]["fell_back"] == 2
+    # a fallback pays its own extraction: the two-step run's judge is not shared
+    assert [r["calls"] for r in found["runs"]["single-pass"]] == [1, 1, 3, 3]
     assert found["judged_in_one_pass"] == {"items": 2, "unfaithful": 1, "two-step": 1.0, "single-pass": 1.0}
     markdown = (tmp_path / "first.md").read_text(encoding="utf-8")
     assert "| tiny | 2 of 4 | 1 | 1.000 | 1.000 |  |" in markdown
