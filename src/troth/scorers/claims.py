@@ -38,8 +38,9 @@ log = logging.getLogger(__name__)
 JudgingStrategy = Literal["auto", "single-pass", "two-step"]
 STRATEGIES: tuple[str, ...] = ("auto", "single-pass", "two-step")
 SINGLE_PASS_BY_DEFAULT = False
-"""What ``strategy="auto"`` means for a judge that writes JSON: two steps, until single pass is
-measured to be as accurate on the dev files (see the README)."""
+"""What ``strategy="auto"`` means for a judge that writes JSON: two steps, since on the judge
+measured (README, "One request per item") a single pass mostly fell back to two steps and called
+the answers it judged itself faithful."""
 SINGLE_PASS_FALLBACK = "single-pass-fallback"  # the flag of a result judged in two steps instead
 
 __all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_MAX_CONTEXT_CHARS", "DEFAULT_MAX_OUTPUT_CHARS", "ClaimOptions",

@@ -45,8 +45,8 @@ def create_faithfulness_scorer(model: str | Judge = "local", **options: Unpack[C
       such verdicts are flagged ``unquoted`` and named in the reason.
     - ``strategy`` (HTTP judges): ``"single-pass"`` asks for the claims and their verdicts in one
       request (a context and answer too long for one go the two-step way, flagged
-      ``single-pass-fallback``); ``"two-step"`` extracts, then judges in batches; ``"auto"``
-      (default) is two-step for now.
+      ``single-pass-fallback``, as is an answer with no claim); ``"two-step"`` extracts, then
+      judges in batches; ``"auto"`` (default) is two-step (measured: README, "One request per item").
 
     An output or context that carries instructions to the judge is flagged in ``result.flags``
     and the reason.
