@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from troth import Judge
 from troth.judges.backends.llama import LlamaBackend, grammar_schema
 from troth.testing import FakeOpenAIServer, Reply
 from troth.testing.server import Request
@@ -85,6 +86,12 @@ def judge_endpoint(local: str | None, base_url: str | None, model: str) -> Itera
         yield server.base_url, responder.backend.model_id
     finally:
         server.stop()
+
+
+def endpoint_judge(base_url: str, model: str) -> Judge:
+    """The HTTP judge a bench points at an endpoint: temperature 0, up to 10 minutes a request
+    (a small local model on 2 cores is slow)."""
+    return Judge(model, base_url=base_url, api_key="bench", temperature=0.0, timeout=600)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,8 +20,8 @@ from typing import Any
 
 from bench.accuracy import load
 from bench.common import DATA_DIR
-from bench.local_server import LocalModelResponder
-from troth import Judge, create_faithfulness_scorer
+from bench.local_server import LocalModelResponder, endpoint_judge
+from troth import create_faithfulness_scorer
 from troth.prompts.common import REPAIR_REQUEST
 from troth.testing import FakeOpenAIServer
 from troth.testing.server import Request
@@ -41,8 +41,7 @@ def problems(requests: list[Request]) -> list[str]:
 
 def probe(rows: list[dict[str, Any]], base_url: str, model: str, server: FakeOpenAIServer) -> Counter[str]:
     """Score ``rows`` in one pass through ``server`` (which records), printing each item's requests."""
-    judge = Judge(model, base_url=base_url, api_key="bench", temperature=0.0, timeout=600)
-    scorer = create_faithfulness_scorer(judge, strategy="single-pass")
+    scorer = create_faithfulness_scorer(endpoint_judge(base_url, model), strategy="single-pass")
     tally: Counter[str] = Counter()
     for i, row in enumerate(rows):
         before = len(server.requests)

@@ -37,8 +37,9 @@ from typing import Any
 
 from bench.accuracy import load
 from bench.common import DATA_DIR, FILES, RESULTS, fmt, table, write_results
-from bench.local_server import judge_endpoint
+from bench.local_server import endpoint_judge, judge_endpoint
 from troth import Judge, Scorer, create_faithfulness_scorer
+from troth.scorers.claims import SINGLE_PASS_FALLBACK
 
 STRATEGIES = ("two-step", "single-pass")
 
@@ -100,9 +101,14 @@ def difference(labels: list[int], a: list[bool], b: list[bool]) -> dict[str, flo
     return {"difference": diff(labels, a, b), "ci_low": float(interval.low), "ci_high": float(interval.high)}
 
 
+def fell_back(outcome: dict[str, Any]) -> bool:
+    """Whether a single-pass outcome was judged in two steps instead."""
+    return SINGLE_PASS_FALLBACK in outcome.get("flags", [])
+
+
 def one_pass_subset(labels: list[int], flags: dict[str, list[bool]], single: Outcomes) -> dict[str, Any]:
     """Both strategies on the items that single pass judged itself (no fallback to two steps)."""
-    keep = [i for i, r in enumerate(single) if "single-pass-fallback" not in r.get("flags", [])]
+    keep = [i for i, r in enumerate(single) if not fell_back(r)]
     y = [labels[i] for i in keep]
     out: dict[str, Any] = {"items": len(keep), "unfaithful": y.count(0)}
     if 0 < y.count(0) < len(y):
@@ -127,13 +133,11 @@ def summary(rows: list[dict[str, Any]], runs: dict[str, list[dict[str, Any]]]) -
                   "prompt_tokens_per_item": sum(r["prompt_tokens"] for r in found) / len(found),
                   "completion_tokens_per_item": sum(r["completion_tokens"] for r in found) / len(found),
                   "seconds_per_item": sum(r["seconds"] for r in found) / len(found),
-                  "fell_back": sum("single-pass-fallback" in r.get("flags", []) for r in found),
+                  "fell_back": sum(map(fell_back, found)),
                   "errors": sorted({r["error"] for r in found if r["error"]})[:3]}  # fmt: skip
     if len(both) >= 4:
         out["single_minus_two_step"] = difference(labels, flags["two-step"], flags["single-pass"])
     out["judged_in_one_pass"] = one_pass_subset(labels, flags, [runs["single-pass"][i] for i in both])
-    out["labels"] = [r["label"] for r in rows]
-    out["runs"] = runs
     return out
 
 
@@ -209,7 +213,7 @@ def run_file(path: Path, judge: Callable[[], Judge], args: argparse.Namespace, e
             save(partial)
 
         partial["runs"][s] = asyncio.run(score(rows, judge(), s, done, saved))
-    return {**summary(rows, partial["runs"]), "prompt_versions": versions}
+    return {**partial, **summary(rows, partial["runs"])}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -243,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         stem = args.out or RESULTS / f"strategies-{name.split(' ')[0].replace('/', '_')}-{dt.date.today()}"
 
         def judge() -> Judge:
-            return Judge(args.model, base_url=base_url, api_key="bench", temperature=0.0, timeout=600)
+            return endpoint_judge(base_url, args.model)
 
         for path in files:
 
