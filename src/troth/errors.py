@@ -17,7 +17,9 @@ TrothError
 │   ├── JudgeConnectionError            HTTP failure / timeout after retries
 │   ├── JudgeResponseError              a reply that is not a valid chat completion, after retries
 │   ├── JudgeOutputError                invalid structured output after retries (names the step)
-│   └── JudgeTruncatedError             completion cut off by the token limit (names the step)
+│   ├── JudgeTruncatedError             completion cut off by the token limit (names the step)
+│   ├── JudgeCrashedError               the local model's process died (names the model and signal)
+│   └── JudgeBrokenError                the local model crashed more often than its restart budget
 └── ScorerRunError                      a scorer step failed; carries failed_step and partial
 
 Every message is passed through :func:`troth.redaction.redact`: no API key the judges know
@@ -194,6 +196,21 @@ class JudgeResponseError(JudgeError):
 
 class JudgeTruncatedError(JudgeError):
     """The judge's completion was cut off by the token limit."""
+
+
+class JudgeCrashedError(JudgeError):
+    """The process running a local model died while answering (a native crash): the call that
+    was in flight fails; the process is restarted for the next call while the budget lasts."""
+
+    def __init__(self, message: str, *, model: str | None = None, returncode: int | None = None,
+                 signal: str | None = None, step: str | None = None) -> None:  # fmt: skip
+        self.returncode, self.signal = returncode, signal
+        super().__init__(message, step=step, model=model)
+
+
+class JudgeBrokenError(JudgeError):
+    """A local model crashed more times than its restart budget allows: every later call fails
+    at once with this error, and no process is started again."""
 
 
 class ScorerRunError(TrothError):

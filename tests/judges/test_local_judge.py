@@ -2,18 +2,23 @@
 
 SmolLM2-135M (93 MB) checks the plumbing only: it says "yes" to almost everything. The default
 1.5B model checks that a blatant contradiction is caught. Both skip when not installed, unless
-TROTH_REQUIRE_LOCAL_MODELS=1 (as in CI), where a missing model fails the test.
+TROTH_REQUIRE_LOCAL_MODELS=1 (as in CI), where a missing model fails the test. The models run in
+the backend's child process, never in the test process: a native crash fails its test, named,
+and the suite goes on.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
+import signal
+import sys
 from pathlib import Path
 
 import pytest
 
-from troth import ContextTooLongError, Judge, ModelLoadError, create_faithfulness_scorer
+from troth import ContextTooLongError, Judge, JudgeCrashedError, ModelLoadError, create_faithfulness_scorer
 from troth.errors import ModelNotFoundError
 from troth.judges.backends.llama_models import CALIBRATED_QWEN15_YES, resolve_model
 
@@ -23,8 +28,8 @@ REQUIRED = os.environ.get("TROTH_REQUIRE_LOCAL_MODELS") == "1"
 
 def need(name: str) -> str:
     try:
-        import llama_cpp  # noqa: F401
-
+        if importlib.util.find_spec("llama_cpp") is None:  # found, not imported: llama.cpp runs in the worker
+            raise ImportError("llama_cpp is not installed")
         resolve_model(name)
     except (ImportError, ModelNotFoundError) as exc:
         if REQUIRED:
@@ -181,3 +186,32 @@ def test_grammar_for_a_long_string_field_does_not_crash_llama_cpp() -> None:
         )
     )
     assert done.text.startswith("{")
+
+
+def test_a_real_crash_of_the_model_process_costs_one_call() -> None:
+    from troth.judges.backends.llama import LlamaBackend
+    from troth.judges.backends.llama_process import process_for
+
+    backend = LlamaBackend(resolve_model(need("smollm2-135m").removeprefix("llm/")), n_ctx=640)  # its own process
+    judge = Judge("llm/smollm2-135m", backend=backend)
+    ask = ("Is the sky blue? Answer yes or no.", ("yes", "no"))
+    before, _ = asyncio.run(judge.choose(*ask, step="analyze"))
+    process = process_for(backend.spec)
+    first = process.pid
+    assert first is not None
+    os.kill(first, signal.SIGSEGV)  # what a llama.cpp built for another CPU does to its process
+    with pytest.raises(JudgeCrashedError) as info:
+        asyncio.run(judge.choose("Is the grass green? Answer yes or no.", ("yes", "no"), step="analyze"))
+    assert info.value.signal == "SIGSEGV" and info.value.model == "llm/smollm2-135m"
+    assert "crashed (SIGSEGV) while answering; a new process answers the next call (restart 1 of 2)" in str(info.value)
+    after, _ = asyncio.run(judge.choose(*ask, step="analyze"))
+    assert after.probabilities == before.probabilities  # a new process, the same model
+    assert process.pid not in (None, first)
+    process.close()
+
+
+def test_llama_cpp_is_never_loaded_in_the_test_process() -> None:
+    need("smollm2-135m")
+    scorer = create_faithfulness_scorer(Judge("llm/smollm2-135m", max_tokens=64), context=["The sky is blue."])
+    assert scorer.run(output="The sky is blue.").verdicts
+    assert "llama_cpp" not in sys.modules

@@ -157,12 +157,22 @@ def _print_summary(console: Console, result: EvalResult, scorer_id: str) -> None
         f"{s.wall_s:.1f}",
     )  # fmt: skip
     console.print(table)
+    for line, ids in _failures(result).items():
+        named = ", ".join(safe(i) for i in ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+        console.print(f"[red]{'item' if len(ids) == 1 else 'items'} {named}: {line}[/red]")
+
+
+def _failures(result: EvalResult) -> dict[str, list[str]]:
+    """Each distinct failure line, with the ids of the items that failed so (a broken judge fails
+    every later item alike: one line for them all)."""
+    lines: dict[str, list[str]] = {}
     for item in result.items:
         for key, err in item.errors.items():
             if key == "store":
                 continue  # one line for them all (_unsaved)
             where = f"{safe(key)} failed in {safe(err.step)}" if err.step else f"{safe(key)} failed"
-            console.print(f"[red]item {safe(item.id)}: {where}: {safe(err.type)}: {safe(err.message)}[/red]")
+            lines.setdefault(f"{where}: {safe(err.type)}: {safe(err.message)}", []).append(item.id)
+    return lines
 
 
 def _gate(console: Console, result: EvalResult, scorer_id: str, threshold: float) -> None:
