@@ -49,11 +49,13 @@ lint: $(VENV)/.test
 
 # Re-resolve the locks to the newest versions the ranges allow: a deliberate upgrade, to be
 # followed by the full suite (`bash .ci/run`) before it is committed.
-lock: $(BIN)/python
-	$(BIN)/pip install -q uv==$(UV_VERSION)
-	$(BIN)/uv pip compile pyproject.toml requirements/test.in $(foreach e,$(EXTRAS_LOCKED),--extra $(e)) \
+# uv resolves; it lives in a venv of its own, so that the test venv holds only what the lock pins.
+lock:
+	test -x .venv-lock/bin/uv || ($(PYTHON) -m venv .venv-lock && .venv-lock/bin/pip install -q uv==$(UV_VERSION))
+	.venv-lock/bin/uv pip compile pyproject.toml requirements/test.in $(foreach e,$(EXTRAS_LOCKED),--extra $(e)) \
 		--python-version 3.11 $(FIND_LINKS) --upgrade -q --custom-compile-command "make lock" -o $(LOCK)
-	$(BIN)/uv pip compile requirements/build.in --python-version 3.11 --upgrade -q --custom-compile-command "make lock" -o $(BUILD_LOCK)
+	.venv-lock/bin/uv pip compile requirements/build.in --python-version 3.11 --upgrade -q \
+		--custom-compile-command "make lock" -o $(BUILD_LOCK)
 
 # Peers (RAGAS, DeepEval) in their own venvs under bench/peers/, from lock files.
 bench-peers:
@@ -64,4 +66,4 @@ bench-quick: $(VENV)/.test
 	$(BIN)/python -m bench.throughput --quick
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-lock .pytest_cache .mypy_cache .ruff_cache
