@@ -1,0 +1,198 @@
+"""Does the score notice a changed fact? Same-context edits of faithful answers, scored side by side.
+
+    python -m bench.perturb                          # the offline verifier, 60 faithful answers a file
+    python -m bench.perturb --model llm --limit 20   # another judge
+    python -m bench.perturb --quick                  # smoke run
+
+From the held-out half of each dev file (bench.splits), faithful answers (label 1) get one edit
+each of every kind that applies:
+
+- changes of fact: a number swapped for another number of the same context, a capitalised name
+  swapped for another name of the same context, a negation added (or removed);
+- edits that keep the meaning: two sentences in the other order, a word replaced by a synonym,
+  an intensifier dropped ("very", "also", ...).
+
+For each kind: the share of edits that lower the score, counted over the originals the judge
+scored above 0 (a change of fact should, a kept meaning should not: a "false drop"), beside the
+same share for the word counter (the lowest share of a sentence's content words found in the
+context: bench.verifier's baseline). Writes JSON and Markdown to bench/results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bench.common import DATA_DIR, RESULTS, fmt, table, write_results
+from bench.splits import read_half
+from bench.verifier import overlap_baseline
+from troth import Judge, create_faithfulness_scorer
+from troth.text.sentences import split_sentences
+
+Edit = Callable[[str, str, random.Random], str | None]
+"""(output, context text, rng) -> the edited output, or None when the edit does not apply."""
+
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?![\w])")
+_NAME = re.compile(r"\b[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
+_AUX = re.compile(r"\b(is|are|was|were|has|have|had|will|can|could|would|should|does|did)\b(?! not\b)")
+_NEGATED = re.compile(r"\b(is|are|was|were|has|have|had|will|can|could|would|should|does|did) not\b")
+SYNONYMS = {
+    "said": "stated", "began": "started", "begin": "start", "big": "large", "bought": "purchased",
+    "about": "around", "help": "assist", "buy": "purchase", "shows": "indicates", "showed": "indicated",
+    "children": "kids", "quickly": "rapidly", "enough": "sufficient", "main": "principal", "get": "obtain",
+    "told": "informed", "start": "begin", "end": "finish", "ended": "finished", "near": "close to",
+}  # fmt: skip
+INTENSIFIERS = ("very", "really", "also", "just", "quite")
+
+
+def names(text: str) -> list[str]:
+    """Runs of capitalised words that do not start a sentence."""
+    return [m.group() for m in _NAME.finditer(text) if not re.search(r"(^|[.!?\"']\s*)$", text[: m.start()])]
+
+
+def swap_number(output: str, context: str, rng: random.Random) -> str | None:
+    """One number of the answer replaced by a different number found in the context."""
+    ours = _NUMBER.findall(output)
+    theirs = sorted({n for n in _NUMBER.findall(context) if n not in ours})
+    if not ours or not theirs:
+        return None
+    old = rng.choice(ours)
+    return re.sub(rf"(?<![\w.,]){re.escape(old)}(?![\w])", rng.choice(theirs), output, count=1)
+
+
+def swap_name(output: str, context: str, rng: random.Random) -> str | None:
+    """One capitalised name of the answer (not a sentence's first word) replaced by another name
+    of the context that the answer does not use."""
+    ours = [n for n in names(output) if n in context]
+    theirs = sorted({n for n in names(context) if n not in output and not any(n in o or o in n for o in ours)})
+    if not ours or not theirs:
+        return None
+    return output.replace(rng.choice(ours), rng.choice(theirs), 1)
+
+
+def negate(output: str, context: str, rng: random.Random) -> str | None:
+    """"not" removed after the first negated auxiliary, else added after the first auxiliary."""
+    if found := _NEGATED.search(output):
+        return output[: found.start()] + found.group(1) + output[found.end() :]
+    if found := _AUX.search(output):
+        return output[: found.end()] + " not" + output[found.end() :]
+    return None
+
+
+def reorder(output: str, context: str, rng: random.Random) -> str | None:
+    """The first two sentences in the other order."""
+    sentences = split_sentences(output)
+    if len(sentences) < 2:
+        return None
+    return " ".join([sentences[1], sentences[0], *sentences[2:]])
+
+
+def synonym(output: str, context: str, rng: random.Random) -> str | None:
+    """One word replaced by a synonym (a fixed list)."""
+    found = [w for w in SYNONYMS if re.search(rf"\b{w}\b", output)]
+    if not found:
+        return None
+    word = rng.choice(found)
+    return re.sub(rf"\b{word}\b", SYNONYMS[word], output, count=1)
+
+
+def drop_intensifier(output: str, context: str, rng: random.Random) -> str | None:
+    """One intensifier ("very", "also", ...) dropped."""
+    found = [w for w in INTENSIFIERS if re.search(rf"\b{w} ", output)]
+    if not found:
+        return None
+    return re.sub(rf"\b{rng.choice(found)} ", "", output, count=1)
+
+
+FACT_EDITS: dict[str, Edit] = {"number swap": swap_number, "name swap": swap_name, "negation": negate}
+KEPT_EDITS: dict[str, Edit] = {"reordered": reorder, "synonym": synonym, "intensifier dropped": drop_intensifier}
+
+
+def edits_of(row: dict[str, Any], seed: int) -> dict[str, str]:
+    """Every edit kind that applies to ``row``'s answer, each made once."""
+    context = " ".join(row["context"])
+    out = {}
+    for kind, edit in {**FACT_EDITS, **KEPT_EDITS}.items():
+        edited = edit(row["output"], context, random.Random(f"{seed}-{row['id']}-{kind}"))
+        if edited is not None and edited != row["output"]:
+            out[kind] = edited
+    return out
+
+
+async def run_file(judge: Judge, rows: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+    """Each faithful answer and its edits, scored by the judge and by the word counter."""
+    scorer = create_faithfulness_scorer(judge, reason="template")
+    found = []
+    for row in rows:
+        edits = edits_of(row, seed)
+        if not edits:
+            continue
+        texts = {"original": row["output"], **edits}
+        scores = {}
+        for kind, text in texts.items():
+            result = await scorer.arun(output=text, context=row["context"])
+            scores[kind] = {"judge": result.score, "counter": overlap_baseline({**row, "output": text})}
+        found.append({"id": row["id"], "edits": edits, "scores": scores})
+    return found
+
+
+def drops(items: list[dict[str, Any]], kind: str, method: str) -> dict[str, Any]:
+    """How often ``kind`` lowered ``method``'s score, over the originals it scored above 0."""
+    counted = [i for i in items if kind in i["scores"] and i["scores"]["original"][method] > 0]
+    lowered = sum(i["scores"][kind][method] < i["scores"]["original"][method] for i in counted)
+    return {"edits": len(counted), "lowered": lowered, "share": lowered / len(counted) if counted else None}
+
+
+def summary(items: list[dict[str, Any]]) -> dict[str, Any]:
+    return {kind: {m: drops(items, kind, m) for m in ("judge", "counter")} for kind in {**FACT_EDITS, **KEPT_EDITS}}
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [f"# Same-context edits ({report['date']}): {report['judge']}", "",
+             f"{report['limit']} faithful answers a file from the held-out halves, seed {report['seed']}. "
+             "Share of edits that lower the score, over the originals scored above 0 (edits counted).", ""]  # fmt: skip
+    kinds = list({**FACT_EDITS, **KEPT_EDITS})
+    rows = []
+    for name, part in report["files"].items():
+        for kind in kinds:
+            judge, counter = part["summary"][kind]["judge"], part["summary"][kind]["counter"]
+            change = "fact changed" if kind in FACT_EDITS else "meaning kept"
+            rows.append([name, kind, change, f"{fmt(judge['share'], 2)} ({judge['edits']})",
+                         f"{fmt(counter['share'], 2)} ({counter['edits']})"])  # fmt: skip
+    lines += table(["file", "edit", "", "judge lowered", "word counter lowered"], rows)
+    return "\n".join([*lines, ""])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default="local", help="the judge (default: the offline verifier)")
+    parser.add_argument("--files", nargs="+", default=["cliff-val", "wice-dev", "begin-dev", "qags-all"])
+    parser.add_argument("--limit", type=int, default=60, help="faithful answers a file")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quick", action="store_true", help="8 answers of one file")
+    parser.add_argument("--out", type=Path, help="stem of the JSON and Markdown written (default: bench/results/...)")
+    args = parser.parse_args(argv)
+    files, limit = (args.files[:1], 8) if args.quick else (args.files, args.limit)
+    judge = Judge(args.model)
+    report: dict[str, Any] = {"date": dt.date.today().isoformat(), "judge": args.model, "limit": limit,
+                              "seed": args.seed, "files": {}}  # fmt: skip
+    name = f"perturb-{args.model.replace('/', '_')}-{report['date']}{'-quick' if args.quick else ''}"
+    stem = args.out or RESULTS / name
+    for file in files:
+        faithful = [r for r in read_half(Path(DATA_DIR) / f"{file}.jsonl", "held") if r["label"] == 1]
+        random.Random(args.seed).shuffle(faithful)
+        items = asyncio.run(run_file(judge, faithful[:limit], args.seed))
+        report["files"][file] = {"items": items, "summary": summary(items)}
+        write_results(stem, report, markdown(report))
+    print(markdown(report))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
