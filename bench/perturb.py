@@ -15,7 +15,9 @@ each of every kind that applies:
 For each kind: the share of edits that lower the score, counted over the originals the judge
 scored above 0 (a change of fact should, a kept meaning should not: a "false drop"), beside the
 same share for the word counter (the lowest share of a sentence's content words found in the
-context: bench.verifier's baseline). Writes JSON and Markdown to bench/results/.
+context: bench.verifier's baseline), and the share of edits that add a sign of an edited fact
+(:mod:`troth.text.alignment`: a swapped number or name, a negation mismatch) over all
+originals: what a head over those signs could notice. Writes JSON and Markdown to bench/results/.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from bench.common import DATA_DIR, RESULTS, fmt, table, write_results
 from bench.splits import read_half
 from bench.verifier import overlap_baseline
 from troth import Judge, create_faithfulness_scorer
+from troth.text.alignment import align
 from troth.text.sentences import split_sentences
 
 Edit = Callable[[str, str, random.Random], str | None]
@@ -137,35 +140,47 @@ async def run_file(judge: Judge, rows: list[dict[str, Any]], seed: int) -> list[
         scores = {}
         for kind, text in texts.items():
             result = await scorer.arun(output=text, context=row["context"])
-            scores[kind] = {"judge": result.score, "counter": overlap_baseline({**row, "output": text})}
+            scores[kind] = {"judge": result.score, "counter": overlap_baseline({**row, "output": text}),
+                            "signs": signs(text, row["context"])}  # fmt: skip
         found.append({"id": row["id"], "edits": edits, "scores": scores})
     return found
 
 
+def signs(output: str, context: list[str]) -> int:
+    """Signs of an edited fact over the answer's sentences (troth.text.alignment): swapped
+    numbers and names, and negation mismatches, against each sentence's aligned window."""
+    found = [align(sentence, context) for sentence in split_sentences(output)]
+    return sum(len(a.swapped_numbers) + len(a.swapped_names) + a.negation_mismatch for a in found)
+
+
 def drops(items: list[dict[str, Any]], kind: str, method: str) -> dict[str, Any]:
-    """How often ``kind`` lowered ``method``'s score, over the originals it scored above 0."""
-    counted = [i for i in items if kind in i["scores"] and i["scores"]["original"][method] > 0]
-    lowered = sum(i["scores"][kind][method] < i["scores"]["original"][method] for i in counted)
-    return {"edits": len(counted), "lowered": lowered, "share": lowered / len(counted) if counted else None}
+    """How often ``kind`` lowered ``method``'s score, over the originals it scored above 0; for
+    ``signs``, how often it raised their count, over every original."""
+    raised = method == "signs"
+    counted = [i for i in items if kind in i["scores"] and (raised or i["scores"]["original"][method] > 0)]
+    moved = sum((i["scores"][kind][method] > i["scores"]["original"][method]) if raised
+                else (i["scores"][kind][method] < i["scores"]["original"][method]) for i in counted)  # fmt: skip
+    return {"edits": len(counted), "lowered": moved, "share": moved / len(counted) if counted else None}
 
 
 def summary(items: list[dict[str, Any]]) -> dict[str, Any]:
-    return {kind: {m: drops(items, kind, m) for m in ("judge", "counter")} for kind in {**FACT_EDITS, **KEPT_EDITS}}
+    methods = ("judge", "counter", "signs")
+    return {kind: {m: drops(items, kind, m) for m in methods} for kind in {**FACT_EDITS, **KEPT_EDITS}}
 
 
 def markdown(report: dict[str, Any]) -> str:
     lines = [f"# Same-context edits ({report['date']}): {report['judge']}", "",
              f"{report['limit']} faithful answers a file from the held-out halves, seed {report['seed']}. "
-             "Share of edits that lower the score, over the originals scored above 0 (edits counted).", ""]  # fmt: skip
+             "Share of edits that lower the score, over the originals scored above 0 (edits counted); "
+             "alignment signs (troth.text.alignment, not yet used by the verifier): share of edits that add one.",
+             ""]  # fmt: skip
     kinds = list({**FACT_EDITS, **KEPT_EDITS})
     rows = []
     for name, part in report["files"].items():
         for kind in kinds:
-            judge, counter = part["summary"][kind]["judge"], part["summary"][kind]["counter"]
-            change = "fact changed" if kind in FACT_EDITS else "meaning kept"
-            rows.append([name, kind, change, f"{fmt(judge['share'], 2)} ({judge['edits']})",
-                         f"{fmt(counter['share'], 2)} ({counter['edits']})"])  # fmt: skip
-    lines += table(["file", "edit", "", "judge lowered", "word counter lowered"], rows)
+            cells = [f"{fmt(d['share'], 2)} ({d['edits']})" for d in part["summary"][kind].values()]
+            rows.append([name, kind, "fact changed" if kind in FACT_EDITS else "meaning kept", *cells])
+    lines += table(["file", "edit", "", "judge lowered", "word counter lowered", "alignment signs raised"], rows)
     return "\n".join([*lines, ""])
 
 

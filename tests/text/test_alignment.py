@@ -1,0 +1,50 @@
+"""Alignment on crafted pairs: a swapped number or name, or a negation, is flagged against the
+claim's aligned window; a paraphrase is not."""
+
+from __future__ import annotations
+
+from troth.text.alignment import align, names, numbers, windows
+
+CONTEXT = [
+    "Anna Berg founded the company in 1998 with 12 staff. It lost 4-2 to the rival bid in 2001.",
+    "In 2004 Tom Rask joined as chief engineer. The firm does not sell abroad.",
+]
+
+
+def test_a_number_swapped_from_elsewhere_in_the_context_is_flagged() -> None:
+    found = align("Anna Berg founded the company in 2004.", CONTEXT)
+    assert found.swapped_numbers == ("2004",) and not found.swapped_names
+    assert found.window.startswith("Anna Berg founded the company in 1998")
+    score = ["It lost 4-2 to the rival bid. Sales grew 5%."]
+    assert align("It lost 4-5 to the rival bid.", score).swapped_numbers == ("5",)
+
+
+def test_a_name_swapped_from_elsewhere_in_the_context_is_flagged() -> None:
+    found = align("The company was founded by Tom Rask in 1998.", CONTEXT)
+    assert found.swapped_names == ("Tom Rask",) and not found.swapped_numbers and found.swapped
+
+
+def test_a_negation_against_the_aligned_sentence_is_flagged_both_ways() -> None:
+    assert align("Anna Berg did not found the company in 1998.", CONTEXT).negation_mismatch
+    assert align("The firm sells abroad.", CONTEXT).negation_mismatch
+    assert not align("The firm doesn't sell abroad.", CONTEXT).negation_mismatch
+
+
+def test_a_paraphrase_is_not_flagged() -> None:
+    for claim in ("The company was set up by Anna Berg in 1998, with 12 employees.",
+                  "Tom Rask became chief engineer in 2004.",
+                  "Anna Berg founded the company, and Tom Rask joined in 2004."):  # fmt: skip
+        found = align(claim, CONTEXT)
+        assert not found.swapped and not found.negation_mismatch, (claim, found)
+
+
+def test_a_number_or_name_found_nowhere_is_not_a_swap() -> None:
+    found = align("Anna Berg founded the company in 1997 with Lena Holt.", CONTEXT)
+    assert not found.swapped  # absent from the whole context: unsupported, not swapped
+
+
+def test_parts() -> None:
+    assert numbers("More than 20,000 acres in 2019, 4.5 m deep") == {"20000", "2019", "4.5"}
+    assert names("Anna met Tom Rask in Oslo. Then they left.") == {"Tom Rask", "Oslo"}
+    assert windows(["a.", "b.", "c."], 2) == ["a.", "b.", "c.", "a. b.", "b. c."]
+    assert align("Anything.", []).window == ""
