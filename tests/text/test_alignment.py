@@ -38,13 +38,19 @@ def test_a_paraphrase_is_not_flagged() -> None:
         assert not found.swapped and not found.negation_mismatch, (claim, found)
 
 
-def test_a_number_or_name_found_nowhere_is_not_a_swap() -> None:
-    found = align("Anna Berg founded the company in 1997 with Lena Holt.", CONTEXT)
+def test_a_name_found_nowhere_is_not_a_swap() -> None:
+    found = align("Anna Berg founded the company with Lena Holt.", CONTEXT)
     assert not found.swapped  # absent from the whole context: unsupported, not swapped
 
 
+def test_numbers_split_by_tokenised_text_are_the_same_numbers() -> None:
+    assert not align("It has more than 13,000 pupils.", ["It has more than 13, 000 pupils and 64 teachers."]).swapped
+
+
 def test_parts() -> None:
-    assert numbers("More than 20,000 acres in 2019, 4.5 m deep") == {"20000", "2019", "4.5"}
+    assert numbers("More than 20,000 acres in 2019, 4.5 m deep, its 20th year, 7. 8 per cent") == {
+        "20000", "2019", "4.5", "20", "7.8",
+    }  # fmt: skip
     assert names("Anna met Tom Rask in Oslo. Then they left.") == {"Tom Rask", "Oslo"}
     assert windows(["a.", "b.", "c."], 2) == ["a.", "b.", "c.", "a. b.", "b. c."]
     assert align("Anything.", []).window == ""

@@ -15,6 +15,16 @@ StructuredMode = Literal["json_schema", "json_object", "prompt"]
 
 
 @dataclass(frozen=True)
+class ClaimHead:
+    """A logistic regression over a claim's features (named, in order; see
+    :mod:`troth.judges.strategies.stack`) giving its P(supported), fitted at development time."""
+
+    features: tuple[str, ...]
+    weights: tuple[float, ...]
+    bias: float
+
+
+@dataclass(frozen=True)
 class Capabilities:
     """A backend's declared abilities.
 
@@ -26,7 +36,9 @@ class Capabilities:
     model that loops would only loop longer); ``yes_threshold``: the calibrated P(supported) from
     which a claim counts as supported; ``uncertain_band``: the calibrated P(supported) range in
     which a cascade asks its second judge; ``scan_windows``: a pair classifier checks a long
-    context's every window besides the claim's best-matching sentences; ``prices``: what a call
+    context's every window besides the claim's best-matching sentences; ``claim_head``: a pair
+    classifier's P(supported) of a claim is stacked with its alignment in the context by this
+    head (see :mod:`troth.judges.strategies.stack`); ``prices``: what a call
     costs (``FREE`` for an in-process model; None: the model's list price, see :mod:`troth.prices`).
     """
 
@@ -41,4 +53,5 @@ class Capabilities:
     yes_threshold: float = 0.5
     uncertain_band: tuple[float, float] | None = None
     scan_windows: bool = False
+    claim_head: ClaimHead | None = None
     prices: Prices | None = None

@@ -2,7 +2,8 @@
 an edited fact there.
 
 A number or a name of the claim that the aligned window lacks, while the rest of the context has
-it, is the signature of a swap ("lost 4-5" where the window says 4-2 and a 5 appears elsewhere);
+it and the window has another in its place, is the signature of a swap ("lost 4-5" where the
+window says 4-2 and a 5 appears elsewhere);
 a claim that negates what its aligned sentence affirms, or the reverse, is a negation mismatch.
 A paraphrase keeps its numbers and names in the window and is flagged by neither.
 """
@@ -16,17 +17,27 @@ from troth.text.sentences import split_sentences
 from troth.text.windows import terms
 
 MAX_SENTENCES = 3
-_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")
+ALIGNED = 0.6
+"""The share of the claim's other words a window must hold for its signs to count: a claim pieced
+together from far parts of a context aligns with no window, and its signs would be noise."""
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?=(?:st|nd|rd|th)?(?!\w))")
+_SPLIT_THOUSANDS = re.compile(r"(\d), (\d{3})\b")
+_SPLIT_DECIMAL = re.compile(r"(\d)\. (\d)\b")
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
 _SENTENCE_START = re.compile(r"(^|[.!?\"'“‘]\s*)$")
-_NEGATION = re.compile(r"\b(not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n't\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"[,;:]|\b(?:but|while|when|because|although|though|whereas)\b")
+_CALENDAR = frozenset((
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March",
+    "April", "May", "June", "July", "August", "September", "October", "November", "December",
+))  # fmt: skip  (dates, not names: a claim may date what its window leaves undated)
+_NEGATION = re.compile(r"\b(not|never|cannot)\b|n't\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class Alignment:
     """A claim against its context: the best-aligned window, the share of the claim's content
     words it covers, the claim's numbers and names missing there but found elsewhere in the
-    context, and whether the claim and the window's closest sentence differ in negation."""
+    context, and whether the claim and the window's closest clause differ in negation."""
 
     window: str
     coverage: float
@@ -40,17 +51,28 @@ class Alignment:
 
 
 def numbers(text: str) -> set[str]:
-    """The numbers of ``text``, thousands separators dropped ("20,000" and "20000" alike)."""
-    return {n.replace(",", "") for n in _NUMBER.findall(text)}
+    """The numbers of ``text``, thousands separators dropped ("20,000", "20, 000" and "20000" alike)."""
+    return {n.replace(",", "") for n in _NUMBER.findall(_joined(text))}
 
 
-def names(text: str) -> set[str]:
-    """Runs of capitalised words that do not start a sentence (names, places, organisations)."""
-    return {m.group() for m in _NAME.finditer(text) if not _SENTENCE_START.search(text[: m.start()])}
+def names(text: str, *, initial: bool = False) -> set[str]:
+    """Runs of capitalised words that do not start a sentence (names, places, organisations);
+    with ``initial``, runs of two or more words that do ("Anna Berg founded ...") too."""
+    found = set()
+    for m in _NAME.finditer(text):
+        starts = _SENTENCE_START.search(text[: m.start()]) is not None
+        if m.group() not in _CALENDAR and (not starts or (initial and " " in m.group())):
+            found.add(m.group())
+    return found
 
 
 def negated(text: str) -> bool:
     return _NEGATION.search(text) is not None
+
+
+def _joined(text: str) -> str:
+    """Numbers that tokenised text splits ("13, 000", "7. 8") joined again."""
+    return _SPLIT_DECIMAL.sub(r"\1.\2", _SPLIT_THOUSANDS.sub(r"\1,\2", text))
 
 
 def windows(sentences: list[str], most: int = MAX_SENTENCES) -> list[str]:
@@ -64,8 +86,9 @@ def coverage(claim_terms: set[str], text: str) -> float:
 
 
 def _closest(claim_terms: set[str], window: str) -> str:
-    sentences = split_sentences(window) or [window]
-    return max(sentences, key=lambda s: coverage(claim_terms, s))
+    """The clause of ``window`` that holds most of the claim's words."""
+    clauses = [c for s in split_sentences(window) or [window] for c in _CLAUSE.split(s) if c.strip()] or [window]
+    return max(clauses, key=lambda c: coverage(claim_terms, c))
 
 
 def align(claim: str, context: list[str]) -> Alignment:
@@ -74,15 +97,23 @@ def align(claim: str, context: list[str]) -> Alignment:
     sentences = [s for segment in context for s in split_sentences(segment)]
     claim_terms = set(terms(claim))
     # aligned on the claim's other words: a swapped-in number or name must not pull in its sentence
-    facts = set(terms(" ".join([*numbers(claim), *names(claim)])))
-    anchors = claim_terms - facts or claim_terms
+    bare = _NUMBER.sub(" ", claim)
+    for name in names(claim):
+        bare = bare.replace(name, " ")
+    anchors = set(terms(bare)) or claim_terms
     candidates = windows(sentences) or [""]
     best = max(candidates, key=lambda w: (coverage(anchors, w), -len(w)))
+    if coverage(anchors, best) < ALIGNED:  # no window says what the claim says: no sign to read
+        return Alignment(best, coverage(claim_terms, best), (), (), False)
     whole = " ".join(context)
-    in_window_numbers, in_window_names = numbers(best), best.lower()
-    swapped_numbers = sorted(n for n in numbers(claim) if n not in in_window_numbers and n in numbers(whole))
+    claim_numbers, window_numbers = numbers(claim), numbers(best)
+    absent = {n for n in claim_numbers if n not in window_numbers and n in numbers(whole)}
+    swapped_numbers = sorted(absent) if window_numbers - claim_numbers else []
+    lower, window_lower = whole.lower(), best.lower()
+    claim_names = names(claim)
+    other_names = {n for n in names(best, initial=True) if n.lower() not in claim.lower()}
     swapped_names = sorted(
-        n for n in names(claim) if n.lower() not in in_window_names and n.lower() in whole.lower()
-    )  # fmt: skip
-    mismatch = bool(best) and negated(claim) != negated(_closest(claim_terms, best))
+        n for n in claim_names if n.lower() not in window_lower and n.lower() in lower
+    ) if other_names else []  # fmt: skip
+    mismatch = negated(claim) != negated(_closest(claim_terms, best))
     return Alignment(best, coverage(claim_terms, best), tuple(swapped_numbers), tuple(swapped_names), mismatch)

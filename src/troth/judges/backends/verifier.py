@@ -23,7 +23,7 @@ from typing import Any
 from troth.errors import ModelLoadError, ModelNotFoundError
 from troth.extras import EXTRAS, load
 from troth.judges.base import BackendBase, PairScores
-from troth.judges.capabilities import Capabilities
+from troth.judges.capabilities import Capabilities, ClaimHead
 from troth.judges.options import BackendOptions
 from troth.text.overlap import apply_head, features
 from troth.values import FREE
@@ -137,6 +137,7 @@ class VerifierBackend(BackendBase):
             yes_threshold=float(model.card.get("yes_threshold", 0.5)),
             uncertain_band=tuple(model.card["uncertain_band"]) if model.card.get("uncertain_band") else None,
             scan_windows=bool(model.card.get("scan_windows", False)),
+            claim_head=claim_head(model.card),
         )
 
     def __repr__(self) -> str:
@@ -177,6 +178,14 @@ class VerifierBackend(BackendBase):
         supported = apply_head(features(pair[0], pair[1], p), head["weights"], head["bias"])
         rest = p[1] + p[2] or 1.0
         return supported, (1 - supported) * p[1] / rest, (1 - supported) * p[2] / rest
+
+
+def claim_head(card: dict[str, Any]) -> ClaimHead | None:
+    """The card's claim head (``stack``: features, weights, bias), if it has one."""
+    stack = card.get("stack")
+    if not stack:
+        return None
+    return ClaimHead(tuple(stack["features"]), tuple(float(w) for w in stack["weights"]), float(stack["bias"]))
 
 
 def from_options(options: BackendOptions) -> VerifierBackend:

@@ -5,16 +5,21 @@ Windows: the claim's best-matching sentences (up to a window), and, when the bac
 ``scan_windows``, every consecutive window of a long context too. Aggregation over windows:
 P(supported) and P(contradicted) are each the highest any window gives (see :func:`decide`). A
 claim is supported when some part of the context supports it, whatever the other parts say
-nothing of; a contradiction likelier than support outweighs a low threshold.
+nothing of; a contradiction likelier than support outweighs a low threshold. A backend that
+declares a ``claim_head`` has P(supported) restacked with the claim's alignment in its context
+(:mod:`~troth.judges.strategies.stack`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from troth.judges.base import PairScores
+from troth.judges.capabilities import ClaimHead
 from troth.judges.session import Session
+from troth.judges.strategies.stack import claim_features, stacked
 from troth.prompts import claims as P
+from troth.text.alignment import align
 from troth.text.windows import Sentence, claim_windows, context_sentences, rank, window_text
 from troth.values import Evidence, Verdict, VerdictLabel
 
@@ -24,18 +29,44 @@ WINDOW_CHARS = 700
 
 @dataclass(frozen=True)
 class Scored:
-    """A claim's classification over all its windows."""
+    """A claim's classification over all its windows; ``supported``: its stacked P(supported),
+    when the backend declares a claim head."""
 
     claim: str
     windows: list[list[Sentence]]
     scores: list[PairScores]
+    supported: float | None = None
 
     def best(self, label: str) -> int:
         """Index of the window with the highest probability of ``label``."""
         return max(range(len(self.scores)), key=lambda i: self.scores[i].as_dict()[label])
 
     def probability(self, label: str) -> float:
-        return self.scores[self.best(label)].as_dict()[label] if self.scores else 0.0
+        if not self.scores:
+            return 0.0
+        if label == "supported" and self.supported is not None:
+            return self.supported
+        return self.scores[self.best(label)].as_dict()[label]
+
+    def probabilities(self, index: int) -> dict[str, float]:
+        """Window ``index``'s probabilities, with the stacked P(supported) when there is one (the
+        rest shared between contradicted and unverifiable as the window has them)."""
+        window = self.scores[index].as_dict()
+        if self.supported is None:
+            return window
+        rest = window["contradicted"] + window["unverifiable"] or 1.0
+        left = 1 - self.supported
+        return {"supported": self.supported, "contradicted": left * window["contradicted"] / rest,
+                "unverifiable": left * window["unverifiable"] / rest}  # fmt: skip
+
+
+def restack(scored: Scored, context: list[str], head: ClaimHead) -> Scored:
+    """``scored`` with its P(supported) from ``head`` over the classifier's and the alignment's features."""
+    if not scored.scores:
+        return scored
+    raw = Scored(scored.claim, scored.windows, scored.scores)
+    values = claim_features(raw.probability("supported"), raw.probability("contradicted"), align(scored.claim, context))
+    return replace(scored, supported=stacked(head, values))
 
 
 def decide(scored: Scored, yes_threshold: float, no_threshold: float = 0.5) -> VerdictLabel:
@@ -56,7 +87,7 @@ def to_verdict(scored: Scored, label: VerdictLabel) -> Verdict:
         return Verdict(scored.claim, "unsure", P.PAIR_VERDICT_REASON["unsure"])
     index = scored.best("contradicted" if label == "no" else "supported")
     window = scored.windows[index]
-    probabilities = {k: round(v, 4) for k, v in scored.scores[index].as_dict().items()}
+    probabilities = {k: round(v, 4) for k, v in scored.probabilities(index).items()}
     evidence = None
     if label != "unsure":
         scores = rank(window, scored.claim)
@@ -65,20 +96,33 @@ def to_verdict(scored: Scored, label: VerdictLabel) -> Verdict:
     return Verdict(scored.claim, label, P.PAIR_VERDICT_REASON[label], evidence, probabilities)
 
 
-async def classify_claims(session: Session, context: list[str], claims: list[str]) -> list[Scored]:
-    """Every claim against each of its windows, in one classification request."""
+def pair_windows(context: list[str], claims: list[str], scan: bool) -> list[list[list[Sentence]]]:
+    """Each claim's windows of the context."""
     sentences = context_sentences(context, WINDOW_CHARS)
-    scan = session.judge.capabilities.scan_windows if session.judge else False
-    windows = [claim_windows(sentences, claim, WINDOW_CHARS, scan=scan) for claim in claims]
-    pairs = [(window_text(w), claim) for claim, ws in zip(claims, windows, strict=True) for w in ws]
-    scores = await session.classify(pairs) if pairs else []
-    if any(s.truncated for s in scores):
-        session.note(P.TRUNCATED_WINDOW_NOTE)
+    return [claim_windows(sentences, claim, WINDOW_CHARS, scan=scan) for claim in claims]
+
+
+def gather(claims: list[str], windows: list[list[list[Sentence]]], scores: list[PairScores]) -> list[Scored]:
+    """The flat list of pair scores handed back to each claim's windows."""
     out, at = [], 0
     for claim, ws in zip(claims, windows, strict=True):
         out.append(Scored(claim, ws, scores[at : at + len(ws)]))
         at += len(ws)
     return out
+
+
+async def classify_claims(session: Session, context: list[str], claims: list[str]) -> list[Scored]:
+    """Every claim against each of its windows, in one classification request; restacked by the
+    backend's claim head when it declares one."""
+    capabilities = session.judge.capabilities if session.judge else None
+    windows = pair_windows(context, claims, capabilities.scan_windows if capabilities else False)
+    pairs = [(window_text(w), claim) for claim, ws in zip(claims, windows, strict=True) for w in ws]
+    scores = await session.classify(pairs) if pairs else []
+    if any(s.truncated for s in scores):
+        session.note(P.TRUNCATED_WINDOW_NOTE)
+    scored = gather(claims, windows, scores)
+    head = capabilities.claim_head if capabilities else None
+    return [restack(s, context, head) for s in scored] if head is not None else scored
 
 
 class PairVerdicts:

@@ -1,0 +1,50 @@
+"""The claim head's fitting script runs end to end on crafted dev files and writes its head into a
+copy of the verifier's card, which the verifier then declares."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("numpy")
+
+from train.data import DEV_FILES  # noqa: E402
+from train.stack import main  # noqa: E402
+from troth import Judge  # noqa: E402
+from troth.judges.backends.verifier import find_verifier  # noqa: E402
+
+
+def crafted(folder: Path) -> None:
+    """Each dev file: faithful one-sentence answers with numbers, and unfaithful ones."""
+    folder.mkdir()
+    for name in DEV_FILES:
+        rows = []
+        for i in range(40):
+            context = [f"Team {i} won {i + 3} of its {i + 20} games in {1990 + i}. Its coach is {i + 40} years old."]
+            faithful = f"Team {i} won {i + 3} games in {1990 + i}."
+            wrong = f"Team {i} won {i + 9} games in {1990 + i}."
+            rows.append({"id": f"{name}-{i}", "context": context, "output": faithful if i % 2 else wrong,
+                         "label": i % 2})  # fmt: skip
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def test_the_fitted_head_is_written_into_the_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    crafted(tmp_path / "data")
+    model = tmp_path / "verifier"
+    shutil.copytree(find_verifier(None).path, model)
+    card = json.loads((model / "card.json").read_text())
+    del card["stack"]
+    (model / "card.json").write_text(json.dumps(card))
+    assert main(["--model", str(model), "--data-dir", str(tmp_path / "data"), "--per-file", "10", "--write"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    written = json.loads((model / "card.json").read_text())
+    assert written["stack"] == printed["stack"] and written["yes_threshold"] == card["yes_threshold"]
+    weights = written["stack"]["weights"]
+    assert weights[0] == 1.0 and weights[3] < 0 and weights[1:3] == [0.0, 0.0] and weights[4:] == [0.0, 0.0]
+    assert written["stack"]["edited"] > 0 and written["stack"]["fit"]["real_examples"] > 0
+    head = Judge(f"local/{model}").capabilities.claim_head
+    assert head is not None and list(head.weights) == weights
