@@ -12,10 +12,10 @@ import pytest
 pytest.importorskip("onnxruntime")
 pytest.importorskip("numpy")
 
-from train.data import DEV_FILES  # noqa: E402
-from train.stack import main  # noqa: E402
-from troth import Judge  # noqa: E402
-from troth.judges.backends.verifier import find_verifier  # noqa: E402
+from train.data import DEV_FILES
+from train.stack import main
+from troth import Judge
+from troth.judges.backends.verifier import find_verifier
 
 
 def crafted(folder: Path) -> None:
