@@ -22,6 +22,7 @@ from troth import (
     Judge,
     JudgeBrokenError,
     JudgeCrashedError,
+    JudgeError,
     Monitor,
     create_faithfulness_scorer,
     run_evals,
@@ -184,3 +185,15 @@ def test_a_broken_judge_raises_at_once() -> None:
     with pytest.raises(JudgeBrokenError, match="restart budget of 0"):
         process.call("complete", {})
     assert process.pid is None
+
+
+def test_a_reply_that_is_not_the_protocol_is_a_judge_error(tmp_path: Path) -> None:
+    script = tmp_path / "echo.py"
+    script.write_text("import sys\nfor line in sys.stdin:\n    print('loading model...', flush=True)\n")
+    process = LlamaProcess(WorkerSpec((sys.executable, str(script)), "/m.gguf", 512, "llm/echo"))
+    try:
+        with pytest.raises(JudgeError, match=r"llm/echo's process answered 'loading model...\\n', not a worker reply"):
+            process.call("complete", {})
+        assert process.crashes == 0
+    finally:
+        process.close()

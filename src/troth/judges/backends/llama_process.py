@@ -101,7 +101,13 @@ class LlamaProcess:
             line = self._exchange(proc, json.dumps({"op": op, "args": args}))
             if line is None:
                 raise self._crashed(proc)
-        reply = json.loads(line)
+        try:
+            reply = json.loads(line)
+        except json.JSONDecodeError:
+            reply = {}
+        if not isinstance(reply, dict) or not ({"ok", "error"} & reply.keys()):
+            raise JudgeError(f"{self.spec.model_id}'s process answered {line[:200]!r}, not a worker reply",
+                             model=self.spec.model_id)  # fmt: skip
         if "error" in reply:
             kind, message = reply["error"]["type"], reply["error"]["message"]
             raised = _RAISED.get(kind)
