@@ -1,6 +1,7 @@
 """``troth compare A B``: did evaluation B get worse than A? A table (worst first), ``--json``,
 ``--report``, and a CI gate (``--fail-if-worse DELTA``: exit 1 when B's mean is lower by more
-than DELTA and the difference is significant; 2 for bad input)."""
+than DELTA and the difference is significant, when no item was scored in both, or when more items
+failed in B than in A beyond ``--failed-tolerance``; 2 for bad input)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
+from troth.cli.bounds import check
 from troth.cli.render import safe
 from troth.cli.runs import StoreOption, open_existing
 from troth.compare import Comparison, compare_evals
@@ -30,15 +32,18 @@ def compare(
         float | None, typer.Option(help="Exit 1 when B's mean is lower than A's by more than this, significantly.")
     ] = None,
     alpha: Annotated[float, typer.Option(help="Significance level of --fail-if-worse.")] = 0.05,
+    failed_tolerance: Annotated[
+        int, typer.Option(help="With --fail-if-worse: how many more items may fail in B than in A.")
+    ] = 0,
     limit: Annotated[int, typer.Option(help="Items shown in the table.")] = 20,
 ) -> None:
     """Compare two evaluations item by item: scores, claims whose verdict changed, and per scorer
     the mean difference with a 95% paired bootstrap interval and a Wilcoxon p-value."""
     with one_line_errors():
-        if fail_if_worse is not None and fail_if_worse < 0:
-            raise ValueError(f"--fail-if-worse must be 0 or more, not {fail_if_worse:g}")
-        if not 0 < alpha < 1:
-            raise ValueError(f"--alpha must be between 0 and 1, not {alpha:g}")
+        check("--fail-if-worse", fail_if_worse, low=0)
+        check("--alpha", alpha, low=0, high=1, strict=True)
+        check("--limit", limit, low=0)
+        check("--failed-tolerance", failed_tolerance, low=0)
         with closing(open_existing(store)) as opened:
             comparison = compare_evals(a, b, store=opened, scorers=scorer or None)
         if report is not None:
@@ -52,10 +57,10 @@ def compare(
         show(comparison, console, limit)
     if report is not None:
         console.print(f"report: {safe(str(written))}", highlight=False)
-    worse = comparison.worse(fail_if_worse, alpha) if fail_if_worse is not None else []
-    if worse:
-        why = f"B's mean lower by more than {fail_if_worse:g}, p < {alpha:g}"
-        typer.echo(f"worse: {', '.join(worse)} ({why})", err=True)
+    failed = comparison.gate(fail_if_worse, alpha, failed_tolerance) if fail_if_worse is not None else []
+    for line in failed:
+        typer.echo(f"gate failed: {safe(line)}", err=True)
+    if failed:
         raise typer.Exit(1)
 
 

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
+from troth.cli.bounds import check
 from troth.cli.judging import BaseUrlOption, ModelOption, ReasonOption, ScaleOption, StrategyOption
 from troth.cli.render import safe
 from troth.prices import format_usd
@@ -82,6 +83,8 @@ def eval_command(
     from troth.scorers.faithfulness import create_faithfulness_scorer
 
     eval_id = eval_id or new_eval_id()
+    with one_line_errors():
+        _check_numbers(concurrency, threshold, scale, workers, rpm, tpm, max_wait)
     with one_line_errors(), _resumable(eval_id, kept=not no_store):
         judge = Judge(model, base_url=base_url, rate_limit_wait=max_wait)
         scorer = create_faithfulness_scorer(judge, scale=scale, strategy=strategy, reason=reason)
@@ -98,6 +101,17 @@ def eval_command(
             engine=on_ray,
         )
     _finish(result, scorer.id, out=out, report=report, threshold=threshold)
+
+
+def _check_numbers(concurrency: int, threshold: float | None, scale: float, workers: int, rpm: float | None,
+                   tpm: float | None, max_wait: float) -> None:  # fmt: skip
+    check("--concurrency", concurrency, low=1)
+    check("--threshold", threshold, low=0)
+    check("--scale", scale, low=0, strict=True)
+    check("--workers", workers, low=1)
+    check("--rpm", rpm, low=0, strict=True)
+    check("--tpm", tpm, low=0, strict=True)
+    check("--max-wait", max_wait, low=0)
 
 
 def _finish(result: EvalResult, scorer_id: str, *, out: Path | None, report: Path | None,

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
+from troth.cli.bounds import check
 from troth.cli.render import safe
 from troth.cli.runs import SinceOption, StoreOption, open_existing, since_time
 from troth.live.summary import by_scorer, summarise_window, worst_runs
@@ -28,6 +29,10 @@ def live(
     ] = None,
 ) -> None:
     """Summarise live scores: count, failures, mean, p10, share under --threshold, spend, worst items."""
+    with one_line_errors():
+        check("--threshold", threshold)
+        check("--worst", worst, low=0)
+        check("--limit", limit, low=1)
     with one_line_errors(), closing(open_existing(store)) as opened:
         records = opened.list_runs(source="live", since=since_time(since), limit=limit)
     console = Console()

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.cli.app import one_line_errors
+from troth.cli.bounds import check
 from troth.cli.render import claims_table, safe
 from troth.prices import format_usd
 from troth.redaction import redact
@@ -72,6 +73,8 @@ def runs_list(
     limit: Annotated[int, typer.Option(help="How many (newest first).")] = 20,
 ) -> None:
     """List the newest saved runs."""
+    with one_line_errors():
+        check("--limit", limit, low=1)
     with one_line_errors(), closing(open_existing(store)) as opened:
         records = opened.list_runs(eval_id=eval_id, limit=limit, source=source, since=since_time(since))
     table = Table()

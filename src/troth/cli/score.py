@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from troth.cli.app import one_line_errors, read_arg
+from troth.cli.bounds import check
 from troth.cli.judging import BaseUrlOption, ModelOption, ReasonOption, ScaleOption, StrategyOption
 from troth.cli.render import render_result, safe
 from troth.redaction import redact
@@ -48,6 +49,7 @@ def score(
         question = read_arg(input, "--input") if input else None
     console = Console()
     with one_line_errors():
+        check("--scale", scale, low=0, strict=True)
         judge = Judge(model, base_url=base_url) if base_url else model
         scorer = create_faithfulness_scorer(judge, scale=scale, strategy=strategy, reason=reason)
         if console.is_terminal and not as_json:

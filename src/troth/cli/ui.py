@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from troth.cli.app import one_line_errors
+from troth.cli.bounds import check
 from troth.cli.runs import StoreOption, store_path
 from troth.extras import require
 
@@ -18,6 +19,7 @@ def ui(
 ) -> None:
     """Browse every evaluation, item and live score in a web browser (read-only)."""
     with one_line_errors():
+        check("--port", port, low=1, high=65535)
         require("ui")
         from troth.ui.app import create_app
 

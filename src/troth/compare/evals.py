@@ -51,6 +51,22 @@ class Comparison:
         """The scorers on which B is worse than A by more than ``delta``, significantly at ``alpha``."""
         return [sid for sid, s in self.scorers.items() if s.worse(delta, alpha)]
 
+    def gate(self, delta: float = 0.0, alpha: float = 0.05, failed_tolerance: int = 0) -> list[str]:
+        """Why B fails a CI gate, one line per scorer (none: it passes). It fails closed: a scorer
+        with no item scored in both evaluations, or with more items failed in B than in A beyond
+        ``failed_tolerance``, fails it as surely as a mean lower by more than ``delta`` at ``alpha``."""
+        found = []
+        for sid, s in self.scorers.items():
+            if s.stats is None:
+                found.append(f"{sid}: no item was scored in both evaluations, so nothing shows B is not worse")
+            elif s.worse(delta, alpha):
+                lower = -s.stats.mean_diff
+                found.append(f"{sid}: B's mean is lower by {lower:.3g}, more than {delta:g} (p < {alpha:g})")
+            if s.failed_b > s.failed_a + failed_tolerance:
+                found.append(f"{sid}: {s.failed_b} item(s) failed in B, {s.failed_a} in A "
+                             f"(more than {failed_tolerance} more)")  # fmt: skip
+        return found
+
     def to_dict(self) -> dict[str, Any]:
         return {"a": self.a, "b": self.b, "notes": list(self.notes),
                 "scorers": {sid: asdict(s) for sid, s in self.scorers.items()},

@@ -97,9 +97,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             shown = "-" if p.p_value is None else f"{p.p_value:.3g}"
             log.verdict.append(f"{sid}: mean {p.mean_b:.3f} against {p.mean_a:.3f} in {baseline} "
                                f"({p.mean_diff:+.3f}, p {shown})")  # fmt: skip
-    worse = comparison.worse(delta, alpha)
-    if worse:
-        log.verdict.append(f"WORSE than {baseline} by more than {delta:g} (p < {alpha:g}): {', '.join(worse)}")
+    failed = comparison.gate(delta, alpha)  # fails closed: nothing scored in both, or more failures, fail too
+    if failed:
+        log.verdict.append(f"WORSE than {baseline}: {'; '.join(failed)}")
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
