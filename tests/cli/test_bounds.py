@@ -57,3 +57,11 @@ def test_each_numeric_option_is_checked_in_one_line(args: list[str], message: st
     out = troth(*[str(data) if a == "DATA" else a for a in args], cwd=tmp_path)
     assert out.returncode == 2 and out.stderr.strip() == f"error: {message}", out.stderr
     assert not (tmp_path / ".troth").exists()  # nothing ran, nothing was stored
+
+
+def test_a_since_longer_than_the_calendar_means_everything(tmp_path: Path) -> None:
+    from troth.cli.runs import since_time
+
+    assert since_time("99999999999d") == "0001-01-01T00:00:00.000+00:00"
+    out = troth("runs", "list", "--since", "99999999999d", "--store", str(tmp_path / "none.db"), cwd=tmp_path)
+    assert out.returncode == 2 and out.stderr.strip().startswith("error: no store at")  # no OverflowError

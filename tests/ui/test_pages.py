@@ -54,6 +54,9 @@ def test_compare_and_live_pages(ui: str) -> None:
     hour = r'<tr class="hour"><td>[^<]+</td><td class="num">(\d+)</td><td class="num">([^<]+)</td>'
     rows = re.findall(hour, live.text)
     assert rows == [("4", "0.625")] and "50%" in live.text and "live reason 2" in live.text
+    ever = get(ui, "/live", since="99999999999d", threshold="0.6")  # longer than the calendar: everything
+    assert ever.status_code == 200 and re.findall(hour, ever.text) == [("4", "0.625")]
+    assert get(ui, "/live", threshold="nan").status_code == 400
 
 
 def test_stored_text_is_escaped_everywhere(ui: str) -> None:
@@ -92,7 +95,7 @@ def test_a_parquet_store_is_browsed_too(tmp_path: Path) -> None:
     assert re.findall(r'data-score="([^"]*)"', page.text) == ["0.0", "0.5", "1.0"]
 
 
-def test_troth_ui_serves_the_store_and_refuses_a_missing_one(ui_store: Path, tmp_path: Path) -> None:
+def test_troth_ui_serves_the_store_and_refuses_a_missing_or_corrupt_one(ui_store: Path, tmp_path: Path) -> None:
     import socket
     import sys
     import time
@@ -102,6 +105,12 @@ def test_troth_ui_serves_the_store_and_refuses_a_missing_one(ui_store: Path, tmp
     missing = subprocess.run([sys.executable, "-m", "troth", "ui", "--store", str(tmp_path / "none.db")],
                              capture_output=True, text=True, timeout=60)  # fmt: skip
     assert missing.returncode == 2 and "no store at" in missing.stderr
+    (tmp_path / "junk.db").write_text("not a database")
+    junk = subprocess.run([sys.executable, "-m", "troth", "ui", "--store", str(tmp_path / "junk.db")],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert junk.returncode == 2
+    assert junk.stderr.strip().endswith("it is corrupt (DatabaseError: file is not a database)")
+    assert "Traceback" not in junk.stderr
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

@@ -36,13 +36,18 @@ SinceOption = Annotated[
 
 
 def since_time(value: str | None) -> str | None:
-    """An ISO time from ``30m``/``2h``/``7d`` (before now) or an ISO time as given."""
+    """An ISO time from ``30m``/``2h``/``7d`` (before now; a duration longer than the calendar goes
+    back to its first day) or an ISO time as given."""
     if value is None:
         return None
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
     number, unit = value[:-1], value[-1:]
     if unit in units and number.replace(".", "", 1).isdigit():
-        return (datetime.now(UTC) - timedelta(seconds=float(number) * units[unit])).isoformat(timespec="milliseconds")
+        try:
+            start = datetime.now(UTC) - timedelta(seconds=float(number) * units[unit])
+        except OverflowError:  # "99999999999d": everything
+            start = datetime.min.replace(tzinfo=UTC)
+        return start.isoformat(timespec="milliseconds")
     try:
         return datetime.fromisoformat(value).isoformat(timespec="milliseconds")
     except ValueError:

@@ -8,7 +8,7 @@ import typer
 
 from troth.cli.app import one_line_errors
 from troth.cli.bounds import check
-from troth.cli.runs import StoreOption, store_path
+from troth.cli.runs import StoreOption, open_existing, store_path
 from troth.extras import require
 
 
@@ -21,6 +21,7 @@ def ui(
     with one_line_errors():
         check("--port", port, low=1, high=65535)
         require("ui")
+        open_existing(store).close()  # a missing or corrupt store is one line here, not a traceback per page
         from troth.ui.app import create_app
 
         app = create_app(store_path(store))

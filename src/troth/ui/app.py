@@ -104,11 +104,13 @@ class Pages:
         return _html(render("compare.html", c=comparison, error=error, evals=self.catalog.evals(), limit=100))
 
     async def live(self, request: Any) -> Any:
+        from troth.cli.bounds import check
         from troth.cli.runs import since_time
 
         label = request.query_params.get("since", "24h")
         try:
             since, threshold = since_time(label) or "", float(request.query_params.get("threshold", "0.5"))
+            check("threshold", threshold)
         except ValueError as exc:
             return _missing(str(exc), status=400)
         series, worst = self.catalog.live(since, threshold)
