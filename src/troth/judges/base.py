@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from troth.errors import ConfigError
@@ -74,6 +74,13 @@ class PairScores:
 
     def as_dict(self) -> dict[str, float]:
         return {"supported": self.supported, "contradicted": self.contradicted, "unverifiable": self.unverifiable}
+
+    def with_supported(self, supported: float) -> PairScores:
+        """These scores with P(supported) replaced, the rest shared between contradicted and
+        unverifiable as these scores share it."""
+        rest = self.contradicted + self.unverifiable or 1.0
+        return replace(self, supported=supported, contradicted=(1 - supported) * self.contradicted / rest,
+                       unverifiable=(1 - supported) * self.unverifiable / rest)  # fmt: skip
 
 
 class Backend(Protocol):

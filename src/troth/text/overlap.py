@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 
 from troth.text.windows import terms
 
@@ -21,11 +22,17 @@ def _numbers(text: str) -> set[str]:
     return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
 
+def log_odds(p: float) -> float:
+    """``log(p / (1 - p))``, with ``p`` kept within [1e-6, 1 - 1e-6]."""
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
 def features(passage: str, claim: str, probabilities: tuple[float, float, float]) -> list[float]:
     """The head's inputs for one pair: the classifier's log-odds of supported and contradicted,
     the share and count of the claim's content words missing from the passage, and whether a
     number or a capitalised name of the claim is missing."""
-    supported, contradicted, _ = (min(max(p, 1e-6), 1 - 1e-6) for p in probabilities)
+    supported, contradicted, _ = probabilities
     words = set(terms(claim))
     present = set(terms(passage))
     missing = len(words - present)
@@ -34,8 +41,8 @@ def features(passage: str, claim: str, probabilities: tuple[float, float, float]
     no_number = any(n not in _numbers(passage) for n in _numbers(claim))
     no_name = any(n.lower() not in lower for n in _NAME.findall(claim))
     return [
-        math.log(supported / (1 - supported)),
-        math.log(contradicted / (1 - contradicted)),
+        log_odds(supported),
+        log_odds(contradicted),
         share,
         math.log1p(missing),
         float(no_number),
@@ -43,7 +50,7 @@ def features(passage: str, claim: str, probabilities: tuple[float, float, float]
     ]
 
 
-def apply_head(values: list[float], weights: list[float], bias: float) -> float:
+def apply_head(values: Sequence[float], weights: Sequence[float], bias: float) -> float:
     """P(supported) from the head's logistic regression."""
     z = bias + sum(w * x for w, x in zip(weights, values, strict=True))
     return 1 / (1 + math.exp(-max(min(z, 30.0), -30.0)))

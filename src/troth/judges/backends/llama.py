@@ -9,14 +9,19 @@ the caller. What the model does with a request is :mod:`troth.judges.backends.ll
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from troth.extras import require
 from troth.judges.backends.llama_models import ResolvedModel, resolve_model
-from troth.judges.backends.llama_process import DEFAULT_RESTARTS, ENV_WORKER, WorkerSpec, process_for, worker_command
+from troth.judges.backends.llama_process import (
+    DEFAULT_RESTARTS,
+    DEFAULT_WORKER,
+    WorkerSpec,
+    process_for,
+    worker_command,
+)
 from troth.judges.backends.llama_worker import GRAMMAR_MAX_LENGTH, grammar_schema
 from troth.judges.base import BackendBase, Choice, Completion, CompletionRequest, Message
 from troth.judges.capabilities import Capabilities
@@ -45,9 +50,9 @@ class LlamaBackend(BackendBase):
         self.n_ctx = n_ctx
         self.model_id = f"llm/{model.name}"
         self.capabilities = replace(DECLARED, context_window=n_ctx, yes_threshold=model.yes_threshold)
-        if not os.environ.get(ENV_WORKER, "").strip():
-            require(EXTRA)  # the default worker imports llama.cpp: a missing install is named here
         self.spec = WorkerSpec(worker_command(), str(model.path), n_ctx, self.model_id, restarts)
+        if self.spec.command == DEFAULT_WORKER:
+            require(EXTRA)  # the default worker imports llama.cpp: a missing install is named here
 
     @classmethod
     def for_model(cls, name: str | None) -> LlamaBackend:

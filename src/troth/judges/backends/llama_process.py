@@ -44,12 +44,14 @@ _RAISED: dict[str, type[Exception]] = {
 """The worker's errors raised as themselves in the caller; any other is a JudgeError."""
 
 
+DEFAULT_WORKER = (sys.executable, "-m", "troth.judges.backends.llama_worker")
+
+
 def worker_command() -> tuple[str, ...]:
-    """``$TROTH_LLM_WORKER`` split like a shell, or this Python running the worker module."""
+    """``$TROTH_LLM_WORKER`` split like a shell, or :data:`DEFAULT_WORKER` (this Python running the
+    worker module)."""
     custom = os.environ.get(ENV_WORKER, "").strip()
-    if custom:
-        return tuple(shlex.split(custom))
-    return (sys.executable, "-m", "troth.judges.backends.llama_worker")
+    return tuple(shlex.split(custom)) if custom else DEFAULT_WORKER
 
 
 def signal_name(returncode: int) -> str:
@@ -125,29 +127,22 @@ class LlamaProcess:
             raise ConfigError(f"cannot start the local model's process ({shlex.join(command)}): {exc}") from exc
         return self._proc
 
-    def _exchange(self, proc: subprocess.Popen[str], request: str) -> str | None:
+    @staticmethod
+    def _exchange(proc: subprocess.Popen[str], request: str) -> str | None:
         """Send one request line and read the answer line; None when the process died."""
         assert proc.stdin is not None and proc.stdout is not None
         try:
             proc.stdin.write(request + "\n")
             proc.stdin.flush()
-            line = proc.stdout.readline()
-        except (BrokenPipeError, OSError):
-            line = ""
-        if line:
-            return line
-        self._proc = None
-        with contextlib.suppress(OSError):
-            proc.stdin.close()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # answered nothing and lives on: end it
-            proc.kill()
-            proc.wait()
-        self.crashes += 1
-        return None
+            return proc.stdout.readline() or None
+        except OSError:  # BrokenPipeError among them
+            return None
 
     def _crashed(self, proc: subprocess.Popen[str]) -> JudgeCrashedError:
+        """The process answered nothing: end it, count the crash, and say what happened."""
+        self._proc = None
+        _end(proc, timeout=10)
+        self.crashes += 1
         how = signal_name(proc.returncode)
         self.last_crash = how
         name, restarts = self.spec.model_id, self.spec.restarts
@@ -171,16 +166,20 @@ class LlamaProcess:
         """Close the worker's input (it exits when its input ends) and wait for it."""
         with self._lock:
             proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        with contextlib.suppress(OSError):
-            assert proc.stdin is not None
-            proc.stdin.close()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        if proc is not None:
+            _end(proc, timeout=30)
+
+
+def _end(proc: subprocess.Popen[str], timeout: float) -> None:
+    """Close a worker's input (it exits when its input ends) and wait for it; kill it if it lives on."""
+    with contextlib.suppress(OSError):
+        assert proc.stdin is not None
+        proc.stdin.close()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 _processes: dict[WorkerSpec, LlamaProcess] = {}

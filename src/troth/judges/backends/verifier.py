@@ -165,19 +165,18 @@ class VerifierBackend(BackendBase):
             probs = np.exp(logits - logits.max(axis=1, keepdims=True))
             probs /= probs.sum(axis=1, keepdims=True)
             for i, p, e in zip(chunk, probs, encodings, strict=True):
-                values = self._calibrated(pairs[i], (float(p[0]), float(p[1]), float(p[2])))
-                out[i] = PairScores(*values, tokens=sum(e.attention_mask), truncated=bool(e.overflowing))
+                raw = PairScores(float(p[0]), float(p[1]), float(p[2]), sum(e.attention_mask), bool(e.overflowing))
+                out[i] = self._calibrated(pairs[i], raw)
         return [out[i] for i in range(len(pairs))]
 
-    def _calibrated(self, pair: tuple[str, str], p: tuple[float, float, float]) -> tuple[float, float, float]:
+    def _calibrated(self, pair: tuple[str, str], raw: PairScores) -> PairScores:
         """With the card's head: P(supported) from the classifier and the claim's lexical evidence
         in the passage; the rest shared between contradicted and unverifiable as the model did."""
         head = self.model.card.get("head")
         if not head:
-            return p
-        supported = apply_head(features(pair[0], pair[1], p), head["weights"], head["bias"])
-        rest = p[1] + p[2] or 1.0
-        return supported, (1 - supported) * p[1] / rest, (1 - supported) * p[2] / rest
+            return raw
+        p = (raw.supported, raw.contradicted, raw.unverifiable)
+        return raw.with_supported(apply_head(features(pair[0], pair[1], p), head["weights"], head["bias"]))
 
 
 def claim_head(card: dict[str, Any]) -> ClaimHead | None:

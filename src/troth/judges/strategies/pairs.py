@@ -49,15 +49,9 @@ class Scored:
         return self.scores[self.best(label)].as_dict()[label]
 
     def probabilities(self, index: int) -> dict[str, float]:
-        """Window ``index``'s probabilities, with the stacked P(supported) when there is one (the
-        rest shared between contradicted and unverifiable as the window has them)."""
-        window = self.scores[index].as_dict()
-        if self.supported is None:
-            return window
-        rest = window["contradicted"] + window["unverifiable"] or 1.0
-        left = 1 - self.supported
-        return {"supported": self.supported, "contradicted": left * window["contradicted"] / rest,
-                "unverifiable": left * window["unverifiable"] / rest}  # fmt: skip
+        """Window ``index``'s probabilities, with the stacked P(supported) when there is one."""
+        window = self.scores[index]
+        return (window if self.supported is None else window.with_supported(self.supported)).as_dict()
 
 
 def restack(scored: Scored, context: list[str], head: ClaimHead) -> Scored:

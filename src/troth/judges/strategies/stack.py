@@ -9,26 +9,20 @@ but found elsewhere, a negation mismatch, and how much of the claim the window c
 
 from __future__ import annotations
 
-import math
-
 from troth.judges.capabilities import ClaimHead
 from troth.text.alignment import Alignment
+from troth.text.overlap import apply_head, log_odds
 
 FEATURES = ("logit_supported", "logit_contradicted", "coverage", "swapped_number", "swapped_name",
             "negation_mismatch")  # fmt: skip
-
-
-def _logit(p: float) -> float:
-    p = min(max(p, 1e-6), 1 - 1e-6)
-    return math.log(p / (1 - p))
 
 
 def claim_features(supported: float, contradicted: float, alignment: Alignment) -> list[float]:
     """The head's inputs, in :data:`FEATURES` order: the classifier's best P(supported) and
     P(contradicted) over the claim's windows as log-odds, and the alignment's signs."""
     return [
-        _logit(supported),
-        _logit(contradicted),
+        log_odds(supported),
+        log_odds(contradicted),
         alignment.coverage,
         float(bool(alignment.swapped_numbers)),
         float(bool(alignment.swapped_names)),
@@ -40,5 +34,4 @@ def stacked(head: ClaimHead, values: list[float]) -> float:
     """P(supported) from the head's logistic regression."""
     if head.features != FEATURES:
         raise ValueError(f"the claim head expects features {head.features}, this troth computes {FEATURES}")
-    z = head.bias + sum(w * x for w, x in zip(head.weights, values, strict=True))
-    return 1 / (1 + math.exp(-max(min(z, 30.0), -30.0)))
+    return apply_head(values, head.weights, head.bias)
