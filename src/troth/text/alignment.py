@@ -80,9 +80,13 @@ def windows(sentences: list[str], most: int = MAX_SENTENCES) -> list[str]:
     return [" ".join(sentences[i : i + n]) for n in range(1, most + 1) for i in range(len(sentences) - n + 1)]
 
 
+def _share(claim_terms: set[str], found: set[str]) -> float:
+    return len(claim_terms & found) / len(claim_terms) if claim_terms else 1.0
+
+
 def coverage(claim_terms: set[str], text: str) -> float:
     """The share of the claim's content words found in ``text`` (1.0 for a claim without any)."""
-    return len(claim_terms & set(terms(text))) / len(claim_terms) if claim_terms else 1.0
+    return _share(claim_terms, set(terms(text)))
 
 
 def _closest(claim_terms: set[str], window: str) -> str:
@@ -91,29 +95,42 @@ def _closest(claim_terms: set[str], window: str) -> str:
     return max(clauses, key=lambda c: coverage(claim_terms, c))
 
 
+class ContextAlignment:
+    """A context split once into its windows of 1–3 sentences, with their words, so that each
+    claim of an answer is aligned against it without splitting the context again."""
+
+    def __init__(self, context: list[str]) -> None:
+        sentences = [s for segment in context for s in split_sentences(segment)]
+        self.windows = windows(sentences) or [""]
+        self._terms = [set(terms(w)) for w in self.windows]
+        whole = " ".join(context)
+        self._numbers, self._lower = numbers(whole), whole.lower()
+
+    def align(self, claim: str) -> Alignment:
+        """The claim's best-aligned window (the highest coverage of the claim's words other than
+        its numbers and names, the shorter on a tie) and its signs."""
+        claim_terms, claim_names = set(terms(claim)), names(claim)
+        # aligned on the claim's other words: a swapped-in number or name must not pull in its sentence
+        bare = _NUMBER.sub(" ", claim)
+        for name in claim_names:
+            bare = bare.replace(name, " ")
+        anchors = set(terms(bare)) or claim_terms
+        index = max(range(len(self.windows)), key=lambda i: (_share(anchors, self._terms[i]), -len(self.windows[i])))
+        best, covered = self.windows[index], _share(claim_terms, self._terms[index])
+        if _share(anchors, self._terms[index]) < ALIGNED:  # no window says what the claim says: no sign to read
+            return Alignment(best, covered, (), (), False)
+        claim_numbers, window_numbers = numbers(claim), numbers(best)
+        absent = {n for n in claim_numbers if n not in window_numbers and n in self._numbers}
+        swapped_numbers = sorted(absent) if window_numbers - claim_numbers else []
+        window_lower = best.lower()
+        other_names = {n for n in names(best, initial=True) if n.lower() not in claim.lower()}
+        swapped_names = sorted(
+            n for n in claim_names if n.lower() not in window_lower and n.lower() in self._lower
+        ) if other_names else []  # fmt: skip
+        mismatch = negated(claim) != negated(_closest(claim_terms, best))
+        return Alignment(best, covered, tuple(swapped_numbers), tuple(swapped_names), mismatch)
+
+
 def align(claim: str, context: list[str]) -> Alignment:
-    """The claim's best-aligned window (the highest coverage of the claim's words other than its
-    numbers and names, the shorter on a tie) and its signs."""
-    sentences = [s for segment in context for s in split_sentences(segment)]
-    claim_terms = set(terms(claim))
-    # aligned on the claim's other words: a swapped-in number or name must not pull in its sentence
-    bare = _NUMBER.sub(" ", claim)
-    for name in names(claim):
-        bare = bare.replace(name, " ")
-    anchors = set(terms(bare)) or claim_terms
-    candidates = windows(sentences) or [""]
-    best = max(candidates, key=lambda w: (coverage(anchors, w), -len(w)))
-    if coverage(anchors, best) < ALIGNED:  # no window says what the claim says: no sign to read
-        return Alignment(best, coverage(claim_terms, best), (), (), False)
-    whole = " ".join(context)
-    claim_numbers, window_numbers = numbers(claim), numbers(best)
-    absent = {n for n in claim_numbers if n not in window_numbers and n in numbers(whole)}
-    swapped_numbers = sorted(absent) if window_numbers - claim_numbers else []
-    lower, window_lower = whole.lower(), best.lower()
-    claim_names = names(claim)
-    other_names = {n for n in names(best, initial=True) if n.lower() not in claim.lower()}
-    swapped_names = sorted(
-        n for n in claim_names if n.lower() not in window_lower and n.lower() in lower
-    ) if other_names else []  # fmt: skip
-    mismatch = negated(claim) != negated(_closest(claim_terms, best))
-    return Alignment(best, coverage(claim_terms, best), tuple(swapped_numbers), tuple(swapped_names), mismatch)
+    """One claim aligned against ``context`` (see :class:`ContextAlignment`, for many claims)."""
+    return ContextAlignment(context).align(claim)

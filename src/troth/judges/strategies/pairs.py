@@ -19,7 +19,7 @@ from troth.judges.capabilities import ClaimHead
 from troth.judges.session import Session
 from troth.judges.strategies.stack import claim_features, stacked
 from troth.prompts import claims as P
-from troth.text.alignment import align
+from troth.text.alignment import Alignment, ContextAlignment
 from troth.text.windows import Sentence, claim_windows, context_sentences, rank, window_text
 from troth.values import Evidence, Verdict, VerdictLabel
 
@@ -54,12 +54,13 @@ class Scored:
         return (window if self.supported is None else window.with_supported(self.supported)).as_dict()
 
 
-def restack(scored: Scored, context: list[str], head: ClaimHead) -> Scored:
-    """``scored`` with its P(supported) from ``head`` over the classifier's and the alignment's features."""
+def restack(scored: Scored, alignment: Alignment, head: ClaimHead) -> Scored:
+    """``scored`` with its P(supported) from ``head`` over the classifier's features and the
+    claim's ``alignment`` in its context."""
     if not scored.scores:
         return scored
-    raw = Scored(scored.claim, scored.windows, scored.scores)
-    values = claim_features(raw.probability("supported"), raw.probability("contradicted"), align(scored.claim, context))
+    raw = replace(scored, supported=None)
+    values = claim_features(raw.probability("supported"), raw.probability("contradicted"), alignment)
     return replace(scored, supported=stacked(head, values))
 
 
@@ -116,7 +117,10 @@ async def classify_claims(session: Session, context: list[str], claims: list[str
         session.note(P.TRUNCATED_WINDOW_NOTE)
     scored = gather(claims, windows, scores)
     head = capabilities.claim_head if capabilities else None
-    return [restack(s, context, head) for s in scored] if head is not None else scored
+    if head is None:
+        return scored
+    aligned = ContextAlignment(context)
+    return [restack(s, aligned.align(s.claim), head) for s in scored]
 
 
 class PairVerdicts:
