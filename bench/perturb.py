@@ -35,7 +35,7 @@ from bench.common import DATA_DIR, RESULTS, fmt, table, write_results
 from bench.splits import read_half
 from bench.verifier import overlap_baseline
 from troth import Judge, create_faithfulness_scorer
-from troth.text.alignment import align
+from troth.text.alignment import ContextAlignment
 from troth.text.sentences import split_sentences
 
 Edit = Callable[[str, str, random.Random], str | None]
@@ -149,7 +149,8 @@ async def run_file(judge: Judge, rows: list[dict[str, Any]], seed: int) -> list[
 def signs(output: str, context: list[str]) -> int:
     """Signs of an edited fact over the answer's sentences (troth.text.alignment): swapped
     numbers and names, and negation mismatches, against each sentence's aligned window."""
-    found = [align(sentence, context) for sentence in split_sentences(output)]
+    aligned = ContextAlignment(context)
+    found = [aligned.align(sentence) for sentence in split_sentences(output)]
     return sum(len(a.swapped_numbers) + len(a.swapped_names) + a.negation_mismatch for a in found)
 
 
