@@ -42,13 +42,14 @@ def test_a_scorer_context_still_comes_before_the_transcript() -> None:
     assert outcome.results["faithfulness"].score == 0.0 and outcome.records == []
 
 
-def test_a_failing_target_is_the_item_error_and_no_scorer_runs() -> None:
+def test_a_failing_target_is_the_item_error_and_no_scorer_runs_but_its_failure_is_recorded() -> None:
     def target(question: str) -> str:
         raise RuntimeError("agent down")
 
     outcome = asyncio.run(score_item(item(), [create_faithfulness_scorer("local")], target=target))
     assert outcome.errors["target"].message == "agent down" and outcome.errors["target"].step == "target"
-    assert outcome.results == {} and outcome.records == []
+    (record,) = outcome.records
+    assert outcome.results == {} and (record.error, record.error_step) == ("RuntimeError: agent down", "target")
     nothing_to_run = asyncio.run(score_item(item(), [], target=target))
     assert nothing_to_run.errors == {}  # no scorer left to run: the target is not called
 

@@ -98,10 +98,11 @@ def test_fifty_items_with_failures(scripted: FakeOpenAIServer, judge: Judge, tmp
     # everything was stored, failures with their step
     db = SQLiteStore(store)
     runs = db.list_runs(eval_id="e1", limit=100)
-    assert len(runs) == 48  # 46 scored + 2 judge failures (target failures never reach a scorer)
-    failed = [r for r in runs if r.error]
-    assert {r.item_id for r in failed} == {"item-3", "item-30"}
-    assert all(r.error_step == "preprocess" for r in failed)
+    assert len(runs) == 50  # 46 scored + 2 judge failures + 2 target failures
+    failed = {r.item_id: r for r in runs if r.error}
+    assert {i for i, r in failed.items() if r.error_step == "preprocess"} == {"item-3", "item-30"}
+    targets = {i: r.error for i, r in failed.items() if r.error_step == "target"}
+    assert targets == {i: f"RuntimeError: agent crashed on {i}" for i in ("item-7", "item-21")}
     one = db.get_run(by_id["item-0"].results["faithfulness"].run_id)
     assert one is not None and one.score == 1.0 and one.claims == ["Item 0: the museum opens at 10:00."]
     assert one.verdicts[0]["evidence"]["verified"] is True

@@ -65,12 +65,14 @@ async def score_item(
     """Score ``item`` (a checked item: ``id``, ``input``, ``output``, ``context``, ...) with
     ``scorers``; with no scorers to run, the target is not called. Never raises."""
     outcome = Outcome(dict(item))
+    trace_id = trace_id or (item.get("metadata") or {}).get("trace_id")
     if item.get("error"):  # a row its reader could not make: failed as data, the run goes on
         outcome.errors["data"] = ItemError(item["error"]["type"], redact(item["error"]["message"]), "data")
+        _failed_records(outcome, scorers, outcome.errors["data"], eval_id, keep_records, source, trace_id)
         return outcome
-    trace_id = trace_id or (item.get("metadata") or {}).get("trace_id")
     try:
         if scorers and outcome.item["output"] is None and not await _run_target(target, outcome):
+            _failed_records(outcome, scorers, outcome.errors["target"], eval_id, keep_records, source, trace_id)
             return outcome
         transcript = _transcript(outcome)
         if outcome.item["context"] is None and transcript is not None:
@@ -82,6 +84,18 @@ async def score_item(
     except Exception as exc:  # a failure of this item's own handling: kept on the item
         outcome.errors["item"] = item_error(exc)
     return outcome
+
+
+def _failed_records(
+    outcome: Outcome, scorers: Sequence[Scorer], error: ItemError, eval_id: str | None,
+    keep_records: bool, source: str, trace_id: str | None,
+) -> None:  # fmt: skip
+    """A failed record for each scorer of an item that failed before any scorer ran, so that the
+    store counts it like every other failure (and a resume tries it again)."""
+    if keep_records:
+        started = now()
+        outcome.records += [to_record(eval_id, outcome.item, scorer, None, error, started, source=source,
+                                      trace_id=trace_id) for scorer in scorers]  # fmt: skip
 
 
 def _transcript(outcome: Outcome) -> Transcript | None:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from troth.evals.otlp import looks_like_otlp, read_otlp
+from troth.evals.otlp import read_otlp
 from troth.textfiles import read_text
 
 ITEM_FIELDS = {"id", "input", "output", "context", "ground_truth", "metadata"}
@@ -81,8 +81,8 @@ def _error(error: Any, where: str) -> dict[str, str]:
 
 def _read_file(path: Path) -> list[dict[str, Any]]:
     text = read_text(path)
-    if path.suffix in (".json", ".jsonl") and looks_like_otlp(text):
-        return read_otlp(text, str(path))
+    if path.suffix in (".json", ".jsonl") and (spans := read_otlp(text, str(path))) is not None:
+        return spans
     if path.suffix == ".jsonl":
         rows = []
         for n, line in enumerate(text.splitlines(), 1):

@@ -9,75 +9,123 @@ read is an item with its error, so nothing in the file goes uncounted.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
+from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from troth.errors import InvalidTraceError
+from troth.evals.otlp_wire import ERROR, Span, broken_row, is_request, loads, requests, spans
 from troth.text.transcripts import as_segment
 
 AGENT_OPERATIONS = frozenset({"invoke_agent"})
 LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 TOOL_RESULT_KEYS = ("gen_ai.tool.call.result", "tool_response")
-ERROR = "InvalidTraceError"
+Key = tuple[str, str]
 
 
-def looks_like_otlp(text: str) -> bool:
-    """Whether a file's text is an OTLP/JSON trace export (checked on its start)."""
-    return '"resourceSpans"' in text[:4096]
-
-
-@dataclass
-class Span:
-    """One span as the reader needs it."""
-
-    trace_id: str
-    span_id: str
-    parent_id: str | None
-    name: str
-    start: int
-    attributes: dict[str, Any]
-    children: list[Span] = field(default_factory=list)
-
-    @property
-    def operation(self) -> str | None:
-        found = self.attributes.get("gen_ai.operation.name")
-        return str(found) if found is not None else None
-
-    def descendants(self) -> Iterator[Span]:
-        for child in sorted(self.children, key=lambda s: s.start):
-            yield child
-            yield from child.descendants()
-
-
-def read_otlp(text: str, where: str) -> list[dict[str, Any]]:
-    """The rows (items) of an OTLP/JSON export; InvalidTraceError when there is none to read."""
-    spans, broken = _spans(text, where)
-    by_id = {s.span_id: s for s in spans}
-    for span in spans:
-        if span.parent_id in by_id:
-            by_id[span.parent_id].children.append(span)
-    rows = [_row(s) for s in spans if _is_item(s, by_id)] + broken
+def read_otlp(text: str, where: str) -> list[dict[str, Any]] | None:
+    """The rows (items) of an OTLP/JSON export, or None when the text is not one (told by
+    parsing it); InvalidTraceError when the export has no item to read."""
+    parts = requests(text, where)
+    head = []
+    for part in parts:
+        head.append(part)
+        if not isinstance(part[1], str):
+            break
+    if not head or not is_request(head[-1][1]):
+        return None
+    found, broken = spans(chain(head, parts))
+    rows = _items(found) + broken
     if not rows:
         raise InvalidTraceError(f"{where}: no agent or LLM operation (gen_ai.operation.name) in its spans")
     return rows
 
 
-def _is_item(span: Span, by_id: Mapping[str, Span]) -> bool:
-    """An agent run, or an LLM call with no agent run above it."""
-    if span.operation in AGENT_OPERATIONS:
-        return True
-    if span.operation not in LLM_OPERATIONS:
-        return False
-    parent = by_id.get(span.parent_id or "")
-    while parent is not None:
-        if parent.operation in AGENT_OPERATIONS:
-            return False
-        parent = by_id.get(parent.parent_id or "")
-    return True
+def _items(found: list[Span]) -> list[dict[str, Any]]:
+    """An item for each agent run and each LLM call outside one; a failed item for a span in a
+    parent cycle, a duplicated span id, or an LLM call whose parent is not in the file."""
+    counts = Counter(s.key for s in found)
+    rows = [_failed(s, f"span id {s.span_id} appears {counts[s.key]} times in trace {s.trace_id}", by_place=True)
+            for s in found if counts[s.key] > 1]  # fmt: skip
+    by_key = {s.key: s for s in found if counts[s.key] == 1}
+    for span in by_key.values():
+        if span.parent_id is not None and (parent := by_key.get((span.trace_id, span.parent_id))) is not None:
+            parent.children.append(span)
+    above, cycle = _above(by_key)
+    for span in by_key.values():
+        if span.key in cycle:
+            rows.append(_failed(span, "it is its own ancestor (its parent ids form a cycle)"))
+        elif span.operation in AGENT_OPERATIONS:
+            rows.append(_row(span))
+        elif span.operation in LLM_OPERATIONS and above[span.key] != "agent":
+            rows.append(_llm_row(span, above[span.key]))
+    return rows
+
+
+def _llm_row(span: Span, above: str) -> dict[str, Any]:
+    if above == "orphan":
+        return _failed(span, f"its parent span {span.parent_id} is not in the file, so whether it ran inside an "
+                             "agent run is unknown")  # fmt: skip
+    if above == "cycle":
+        return _failed(span, "a span above it is its own ancestor (its parent ids form a cycle)")
+    return _row(span)
+
+
+def _above(by_key: Mapping[Key, Span]) -> tuple[dict[Key, str], set[Key]]:
+    """For each span, what is above it: "agent" (an agent run), "root" (nothing), "orphan" (a
+    parent not in the file) or "cycle"; and the spans that are their own ancestors. Iterative,
+    each span visited once, so a long chain or a cycle cannot hang or overflow the stack."""
+    above: dict[Key, str] = {}
+    cycle: set[Key] = set()
+    for start in by_key.values():
+        path: list[Span] = []
+        index: dict[Key, int] = {}
+        node = start
+        while node.key not in above:
+            if node.key in index:  # back at a span of this path: a cycle
+                for member in path[index[node.key]:]:
+                    cycle.add(member.key)
+                    above[member.key] = "cycle"
+                del path[index[node.key]:]
+                break
+            index[node.key] = len(path)
+            path.append(node)
+            parent = by_key.get((node.trace_id, node.parent_id)) if node.parent_id else None
+            if parent is None:
+                above[path.pop().key] = "orphan" if node.parent_id else "root"
+                break
+            node = parent
+        for child in reversed(path):  # each below the one now known
+            above[child.key] = _through(node, above, cycle)
+            node = child
+    return above, cycle
+
+
+def _through(parent: Span, above: Mapping[Key, str], cycle: set[Key]) -> str:
+    if parent.key in cycle:
+        return "cycle"
+    return "agent" if parent.operation in AGENT_OPERATIONS else above[parent.key]
+
+
+def descendants(span: Span) -> Iterator[Span]:
+    """The spans under ``span``, depth first in start order, each once."""
+    seen = {span.key}
+    stack = sorted(span.children, key=lambda s: s.start, reverse=True)
+    while stack:
+        child = stack.pop()
+        if child.key not in seen:
+            seen.add(child.key)
+            yield child
+            stack.extend(sorted(child.children, key=lambda s: s.start, reverse=True))
+
+
+def _failed(span: Span, problem: str, *, by_place: bool = False) -> dict[str, Any]:
+    row_id = span.where if by_place else f"{span.trace_id}/{span.span_id}"
+    row = broken_row(row_id, f"{span.label}: {problem}")
+    row["metadata"] = {"trace_id": span.trace_id, "span_id": span.span_id, "span": span.name}
+    return row
 
 
 def _row(span: Span) -> dict[str, Any]:
@@ -93,7 +141,7 @@ def _row(span: Span) -> dict[str, Any]:
     except InvalidTraceError as exc:
         return {**row, "input": None, "output": None, "error": {"type": ERROR, "message": str(exc)}}
     if row["output"] is None:
-        problem = f"span {span.name!r} ({span.span_id}) has no output (final_result or gen_ai.output.messages)"
+        problem = f"{span.label}: has no output (final_result or gen_ai.output.messages)"
         return {**row, "output": None, "error": {"type": ERROR, "message": problem}}
     return row
 
@@ -103,7 +151,7 @@ def _messages(span: Span) -> list[dict[str, Any]]:
     for key in ("pydantic_ai.all_messages", "gen_ai.input.messages"):
         if key in span.attributes:
             return _json_list(span, key)
-    for child in span.descendants():
+    for child in descendants(span):
         if child.operation in LLM_OPERATIONS and "gen_ai.input.messages" in child.attributes:
             return _json_list(child, "gen_ai.input.messages")
     return []
@@ -112,7 +160,7 @@ def _messages(span: Span) -> list[dict[str, Any]]:
 def _output(span: Span, messages: list[dict[str, Any]]) -> str | None:
     if span.attributes.get("final_result") is not None:
         return as_segment(span.attributes["final_result"])
-    calls = [span] + [c for c in span.descendants() if c.operation in LLM_OPERATIONS]
+    calls = [span] + [c for c in descendants(span) if c.operation in LLM_OPERATIONS]
     for call in reversed(calls):
         if "gen_ai.output.messages" in call.attributes:
             return _last_text(_json_list(call, "gen_ai.output.messages"), "assistant")
@@ -123,7 +171,7 @@ def _context(span: Span, messages: list[dict[str, Any]]) -> list[str]:
     """What the span's tools and retrievers returned (its tool spans, else the tool results in
     its messages), one segment each."""
     found = []
-    for child in span.descendants():
+    for child in descendants(span):
         for key in TOOL_RESULT_KEYS:
             if child.attributes.get(key) is not None:
                 found.append(as_segment(child.attributes[key]))
@@ -152,92 +200,18 @@ def _last_text(messages: list[dict[str, Any]], role: str) -> str | None:
 
 
 def _json_list(span: Span, key: str) -> list[dict[str, Any]]:
+    """The messages in an attribute, each checked to be an object whose ``parts`` (if any) is a
+    list and whose ``content`` is text or a list."""
     value = span.attributes[key]
     try:
-        found = json.loads(value) if isinstance(value, str) else value
+        found = loads(value, f"{span.label}: {key}") if isinstance(value, str) else value
     except json.JSONDecodeError as exc:
-        raise InvalidTraceError(f"span {span.name!r} ({span.span_id}): {key} is not valid JSON ({exc.msg})") from None
-    if not isinstance(found, list) or not all(isinstance(m, dict) for m in found):
-        raise InvalidTraceError(f"span {span.name!r} ({span.span_id}): {key} must be a list of messages")
+        raise InvalidTraceError(f"{span.label}: {key} is not valid JSON ({exc.msg})") from None
+    if not isinstance(found, list) or not all(_is_message(m) for m in found):
+        raise InvalidTraceError(f"{span.label}: {key} must be a list of messages (objects with a list of parts)")
     return found
 
 
-# -- the OTLP/JSON encoding ----------------------------------------------------------------------
-def _spans(text: str, where: str) -> tuple[list[Span], list[dict[str, Any]]]:
-    """Every span of the export, and an error row for each part that could not be read."""
-    spans: list[Span] = []
-    broken: list[dict[str, Any]] = []
-    for n, request in _requests(text, where):
-        if isinstance(request, str):
-            broken.append(_broken(f"{where}:{n}", request))
-            continue
-        for i, raw in enumerate(_raw_spans(request)):
-            try:
-                spans.append(_span(raw))
-            except (InvalidTraceError, TypeError, ValueError, AttributeError) as exc:
-                broken.append(_broken(f"{where}:{n} span {i + 1}", f"{where}:{n} span {i + 1}: {exc}"))
-    return spans, broken
-
-
-def _broken(row_id: str, message: str) -> dict[str, Any]:
-    return {"id": row_id, "input": None, "output": None, "metadata": {}, "error": {"type": ERROR, "message": message}}
-
-
-def _requests(text: str, where: str) -> Iterator[tuple[int, Any]]:
-    """(line, request) for a document or JSON lines; a line that is not JSON gives its problem."""
-    try:
-        yield 1, json.loads(text)
-        return
-    except json.JSONDecodeError:
-        pass
-    for n, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                yield n, json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield n, f"{where}:{n}: not valid JSON ({exc.msg})"
-
-
-def _raw_spans(request: Any) -> Iterator[Any]:
-    for resource in request.get("resourceSpans") or [] if isinstance(request, dict) else []:
-        for scope in resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []:
-            yield from scope.get("spans") or []
-
-
-def _span(raw: Any) -> Span:
-    if not isinstance(raw, dict):
-        raise InvalidTraceError(f"a span must be an object, not {type(raw).__name__}")
-    trace_id, span_id = _id(raw.get("traceId"), "traceId"), _id(raw.get("spanId"), "spanId")
-    parent = raw.get("parentSpanId")
-    attributes = {a["key"]: _value(a.get("value") or {}) for a in raw.get("attributes") or []}
-    return Span(trace_id, span_id, _id(parent, "parentSpanId") if parent else None, str(raw.get("name") or ""),
-                int(raw.get("startTimeUnixNano") or 0), attributes)  # fmt: skip
-
-
-def _id(value: Any, name: str) -> str:
-    """A trace or span id as hex (OTLP/JSON writes hex; the protobuf JSON mapping, base64)."""
-    if not isinstance(value, str) or not value:
-        raise InvalidTraceError(f"{name} is missing")
-    if len(value) in (16, 32) and all(c in "0123456789abcdefABCDEF" for c in value):
-        return value.lower()
-    try:
-        return base64.b64decode(value, validate=True).hex()
-    except (binascii.Error, ValueError):
-        raise InvalidTraceError(f"{name} {value!r} is neither hex nor base64") from None
-
-
-def _value(value: Mapping[str, Any]) -> Any:
-    """An OTLP ``AnyValue`` as Python."""
-    if "stringValue" in value:
-        return value["stringValue"]
-    if "intValue" in value:
-        return int(value["intValue"])
-    if "doubleValue" in value:
-        return float(value["doubleValue"])
-    if "boolValue" in value:
-        return bool(value["boolValue"])
-    if "arrayValue" in value:
-        return [_value(v) for v in (value["arrayValue"] or {}).get("values") or []]
-    if "kvlistValue" in value:
-        return {kv["key"]: _value(kv.get("value") or {}) for kv in (value["kvlistValue"] or {}).get("values") or []}
-    return None
+def _is_message(message: Any) -> bool:
+    return (isinstance(message, dict) and isinstance(message.get("parts") or [], list)
+            and isinstance(message.get("content") or "", (str, list)))  # fmt: skip
