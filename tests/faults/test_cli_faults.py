@@ -69,3 +69,27 @@ def test_echoed_key_reaches_no_artefact_and_all_failed_exits_1(tmp_path: Path) -
     texts = [proc.stdout, proc.stderr, listing.stdout, *(p.stdout for p in shown)]
     assert_no_secret(store, tmp_path / "echo.jsonl", tmp_path / "echo.html", *texts)
     assert_no_secret(*(p for p in store.parent.glob("s.db*")))
+
+
+def test_an_unwritable_out_or_report_exits_3_before_any_judge_call(tmp_path: Path) -> None:
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"id": "a", "output": "The bridge opened in 1932.", "context": CONTEXT}) + "\n")
+    (tmp_path / "folder").mkdir()
+    with FakeOpenAIServer(healthy()) as server:
+        base = ["eval", str(data), "--model", "m", "--base-url", server.base_url, "--store", str(tmp_path / "s.db")]
+        cases = [("--out", str(tmp_path / "folder"), "it is a folder"),
+                 ("--report", "/proc/troth-report.html", "No such file or directory"),
+                 ("--out", str(tmp_path / "missing" / "rows.jsonl"), "No such file or directory")]  # fmt: skip
+        for option, path, problem in cases:
+            proc = troth(*base, option, path)
+            assert proc.returncode == 3, proc.stderr
+            assert proc.stderr == f"error: cannot write {option} {path}: {problem}\n"
+        assert server.requests == [] and not (tmp_path / "s.db").exists()
+        good = tmp_path / "rows.jsonl"
+        assert troth(*base, "--out", str(good)).returncode == 0 and good.read_text().count("\n") == 1
+
+
+def test_compare_and_live_check_their_report_path_first(tmp_path: Path) -> None:
+    for args in (["compare", "a", "b"], ["live"]):
+        proc = troth(*args, "--store", str(tmp_path / "none.db"), "--report", str(tmp_path))
+        assert proc.returncode == 3 and proc.stderr == f"error: cannot write --report {tmp_path}: it is a folder\n"

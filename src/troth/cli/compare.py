@@ -16,6 +16,7 @@ from rich.table import Table
 
 from troth.cli.app import one_line_errors
 from troth.cli.bounds import check
+from troth.cli.outputs import check_writable, writing
 from troth.cli.render import safe
 from troth.cli.runs import StoreOption, open_existing
 from troth.compare import Comparison, compare_evals
@@ -44,12 +45,15 @@ def compare(
         check("--alpha", alpha, low=0, high=1, strict=True)
         check("--limit", limit, low=0)
         check("--failed-tolerance", failed_tolerance, low=0)
+    check_writable(report=report)
+    with one_line_errors():
         with closing(open_existing(store)) as opened:
             comparison = compare_evals(a, b, store=opened, scorers=scorer or None)
         if report is not None:
             from troth.ui.render import write_comparison
 
-            written = write_comparison(comparison, report)
+            with writing("report", report):
+                written = write_comparison(comparison, report)
     console = Console()
     if as_json:
         typer.echo(json.dumps(comparison.to_dict(), ensure_ascii=False, default=str))

@@ -16,6 +16,7 @@ from rich.table import Table
 from troth.cli.app import one_line_errors
 from troth.cli.bounds import check
 from troth.cli.judging import BaseUrlOption, ModelOption, ReasonOption, ScaleOption, StrategyOption
+from troth.cli.outputs import check_writable, writing
 from troth.cli.render import safe
 from troth.prices import format_usd
 from troth.redaction import redact
@@ -85,6 +86,7 @@ def eval_command(
     eval_id = eval_id or new_eval_id()
     with one_line_errors():
         _check_numbers(concurrency, threshold, scale, workers, rpm, tpm, max_wait)
+    check_writable(out=out, report=report)  # before any judge call is paid for
     with one_line_errors(), _resumable(eval_id, kept=not no_store):
         judge = Judge(model, base_url=base_url, rate_limit_wait=max_wait)
         scorer = create_faithfulness_scorer(judge, scale=scale, strategy=strategy, reason=reason)
@@ -122,11 +124,13 @@ def _finish(result: EvalResult, scorer_id: str, *, out: Path | None, report: Pat
     console = Console()
     _print_summary(console, result, scorer_id)
     if out is not None:
-        with out.open("w", encoding="utf-8", errors="backslashreplace") as fh:
+        with writing("out", out), out.open("w", encoding="utf-8", errors="backslashreplace") as fh:
             for row in result.rows():
                 fh.write(redact(json.dumps(row, ensure_ascii=False, default=str)) + "\n")
     if report is not None:
-        console.print(f"report: {write_html(result, report)}")
+        with writing("report", report):
+            written = write_html(result, report)
+        console.print(f"report: {written}")
     _unsaved(result, out)
     if threshold is not None:
         _gate(console, result, scorer_id, threshold)

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from troth.cli.app import one_line_errors
 from troth.cli.bounds import check
+from troth.cli.outputs import check_writable, writing
 from troth.cli.render import safe
 from troth.cli.runs import SinceOption, StoreOption, open_existing, since_time
 from troth.live.summary import by_scorer, summarise_window, worst_runs
@@ -33,13 +34,16 @@ def live(
         check("--threshold", threshold)
         check("--worst", worst, low=0)
         check("--limit", limit, low=1)
+    check_writable(report=report)
     with one_line_errors(), closing(open_existing(store)) as opened:
         records = opened.list_runs(source="live", since=since_time(since), limit=limit)
     console = Console()
     if report is not None:
         from troth.report.live import write_live_html
 
-        console.print(f"report: {safe(write_live_html(records, report, threshold=threshold, worst=worst))}")
+        with writing("report", report):
+            written = write_live_html(records, report, threshold=threshold, worst=worst)
+        console.print(f"report: {safe(written)}")
     if not records:
         console.print(f"no live runs since {safe(since)}")
         return
