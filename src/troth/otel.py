@@ -7,13 +7,17 @@ Every score is then a ``gen_ai.evaluation.result`` event (GenAI semantic convent
 to the evaluated operation's span: live, the span current when the watched call or agent run
 happened; in ``run_evals``, a span per item under a span for the run. Each judge call is a
 client span with the GenAI attributes (model, tokens). With no SDK configured, the API's no-op
-providers drop it all.
+providers drop it all. A processor or exporter that raises or hangs cannot hurt scoring: calls
+into it are guarded (counted in ``troth.telemetry.stats()``, the first logged), and spans' ends
+and events go through a bounded queue drained by a daemon thread (``troth.telemetry.flush()``
+waits for it).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Collection, Iterator
+import time
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from troth.extras import require
@@ -34,13 +38,22 @@ SCOPE = "troth"
 
 
 class OTelSpan:
-    """A recording OpenTelemetry span, as :class:`troth.telemetry.Span`."""
+    """A recording OpenTelemetry span made current, as :class:`troth.telemetry.Opened`."""
 
     def __init__(self, span: trace.Span) -> None:
         self._span = span
+        self._token = otel_context.attach(trace.set_span_in_context(span))
 
     def set(self, attributes: Attributes) -> None:
         self._span.set_attributes(dict(attributes))
+
+    def failed(self, error_type: str) -> None:
+        self._span.set_attribute("error.type", error_type)
+
+    def close(self) -> Callable[[], object]:
+        otel_context.detach(self._token)
+        ended = time.time_ns()
+        return lambda: self._span.end(end_time=ended)
 
 
 class OTelExporter:
@@ -53,15 +66,9 @@ class OTelExporter:
         found = trace.get_current_span().get_span_context()
         return SpanRef(found.trace_id, found.span_id) if found.is_valid else None
 
-    @contextlib.contextmanager
-    def span(self, name: str, attributes: Attributes, *, client: bool = False) -> Iterator[OTelSpan]:
+    def start(self, name: str, attributes: Attributes, *, client: bool = False) -> OTelSpan:
         kind = SpanKind.CLIENT if client else SpanKind.INTERNAL
-        with self.tracer.start_as_current_span(name, kind=kind, attributes=dict(attributes)) as opened:
-            try:
-                yield OTelSpan(opened)
-            except BaseException as exc:
-                opened.set_attribute("error.type", type(exc).__name__)
-                raise
+        return OTelSpan(self.tracer.start_span(name, kind=kind, attributes=dict(attributes)))
 
     @contextlib.contextmanager
     def attached(self, parent: SpanRef) -> Iterator[None]:

@@ -1,16 +1,19 @@
 """What troth tells a tracing backend: spans for its runs, items and judge calls, and an
 evaluation event per score. Nothing happens until an exporter is installed (``troth.otel``'s
 ``TrothInstrumentor().instrument()`` installs the OpenTelemetry one); until then every hook here
-is a check of one module variable.
+is a check of one module variable. Telemetry never hurts scoring: every call into the exporter
+is guarded, and spans' ends and events are emitted from a bounded queue (``telemetry_guard``).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from troth.telemetry_guard import Guard, TelemetryStats
 
 Attributes = Mapping[str, str | int | float | bool | Sequence[str]]
 
@@ -42,14 +45,24 @@ class Span(Protocol):
     def set(self, attributes: Attributes) -> None: ...
 
 
+class Opened(Span, Protocol):
+    """A span started and made current by :meth:`Exporter.start`."""
+
+    def failed(self, error_type: str) -> None:
+        """Record the type of the exception that ended the span's work."""
+
+    def close(self) -> Callable[[], object]:
+        """Stop being current (here and now); the span's end (which may export it), to run later."""
+
+
 class Exporter(Protocol):
     """Where telemetry goes (see :mod:`troth.otel`)."""
 
     def current(self) -> SpanRef | None:
         """The span current here, if one is being recorded."""
 
-    def span(self, name: str, attributes: Attributes, *, client: bool = False) -> AbstractContextManager[Span]:
-        """A child of the current span for the ``with`` block (an exception in it is recorded)."""
+    def start(self, name: str, attributes: Attributes, *, client: bool = False) -> Opened:
+        """A child of the current span, started and made current."""
 
     def attached(self, parent: SpanRef) -> AbstractContextManager[None]:
         """``parent`` made the current span for the ``with`` block."""
@@ -59,6 +72,7 @@ class Exporter(Protocol):
 
 
 _exporter: Exporter | None = None
+_guard = Guard()
 
 
 def install(exporter: Exporter | None) -> None:
@@ -72,29 +86,73 @@ def active() -> Exporter | None:
     return _exporter
 
 
+def stats() -> TelemetryStats:
+    """Telemetry's failures so far: exporter calls that raised, emissions dropped, emissions waiting."""
+    return _guard.stats()
+
+
+def flush(timeout: float = 5.0) -> bool:
+    """Wait up to ``timeout`` seconds for queued emissions to be handed to the exporter; whether
+    they all were."""
+    return _guard.flush(timeout)
+
+
 def current() -> SpanRef | None:
     """The span current here (carried with a live call to parent its scores); None without an exporter."""
-    return _exporter.current() if _exporter is not None else None
+    exporter = _exporter
+    return _guard.call(exporter.current) if exporter is not None else None
 
 
 @contextlib.contextmanager
 def span(name: str, attributes: Attributes, *, client: bool = False) -> Iterator[Span | None]:
-    """A span for the ``with`` block when an exporter is installed; None otherwise."""
-    if _exporter is None:
+    """A span for the ``with`` block when an exporter is installed (and starting it worked);
+    None otherwise. Its end is emitted from the queue."""
+    exporter = _exporter
+    opened = _guard.call(lambda: exporter.start(name, attributes, client=client)) if exporter is not None else None
+    if opened is None:
         yield None
         return
-    with _exporter.span(name, attributes, client=client) as opened:
-        yield opened
+    try:
+        yield _Guarded(opened)
+    except BaseException as exc:
+        error_type = type(exc).__name__
+        _guard.call(lambda: opened.failed(error_type))
+        raise
+    finally:
+        end = _guard.call(opened.close)
+        if end is not None:
+            _guard.later(end)
+
+
+@dataclass(frozen=True)
+class _Guarded:
+    """A span whose ``set`` cannot raise."""
+
+    opened: Opened
+
+    def set(self, attributes: Attributes) -> None:
+        _guard.call(lambda: self.opened.set(attributes))
 
 
 @contextlib.contextmanager
 def attached(parent: SpanRef | None) -> Iterator[None]:
-    """``parent`` current for the ``with`` block (nothing without one, or without an exporter)."""
-    if _exporter is None or parent is None:
+    """``parent`` current for the ``with`` block (nothing without one, without an exporter, or
+    when attaching fails)."""
+    exporter = _exporter
+    if exporter is None or parent is None:
         yield
         return
-    with _exporter.attached(parent):
+    entered = _guard.call(lambda: _enter(exporter.attached(parent)))
+    try:
         yield
+    finally:
+        if entered is not None:
+            _guard.call(lambda: entered.__exit__(None, None, None))
+
+
+def _enter(manager: AbstractContextManager[None]) -> AbstractContextManager[None]:
+    manager.__enter__()
+    return manager
 
 
 def item_span(eval_id: str, item_id: str) -> AbstractContextManager[Span | None]:
@@ -121,12 +179,14 @@ def tokens(opened: Span | None, input_tokens: int, output_tokens: int, finish_re
 
 
 def emit(evaluations: Sequence[Evaluation], parent: SpanRef | None = None) -> None:
-    """Emit each evaluation (never raises: telemetry must not fail a run)."""
-    if _exporter is None:
+    """Emit each evaluation from the queue, parented to ``parent`` (else to the span current
+    here); never raises and never blocks."""
+    exporter = _exporter
+    if exporter is None or not evaluations:
         return
+    where = parent or _guard.call(exporter.current)
     for evaluation in evaluations:
-        with contextlib.suppress(Exception):
-            _exporter.evaluation(evaluation, parent)
+        _guard.later(lambda e=evaluation: exporter.evaluation(e, where))  # type: ignore[misc]
 
 
 def evaluations(

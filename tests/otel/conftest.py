@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from troth import telemetry
+
 REQUIRED = os.environ.get("TROTH_REQUIRE_OTEL") == "1"
 
 
@@ -34,9 +36,11 @@ class Telemetry:
     logger_provider: Any
 
     def spans(self, name: str | None = None) -> list[Any]:
+        assert telemetry.flush(10), "telemetry's queue did not empty"
         return [s for s in self.spans_exporter.get_finished_spans() if name is None or s.name == name]
 
     def events(self) -> list[Any]:
+        assert telemetry.flush(10), "telemetry's queue did not empty"
         found = [d.log_record for d in self.logs_exporter.get_finished_logs()]
         return [r for r in found if r.event_name == "gen_ai.evaluation.result"]
 
