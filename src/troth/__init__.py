@@ -4,6 +4,7 @@ from troth.compare import Comparison, compare_evals
 from troth.engines import LocalEngine, RayEngine
 from troth.engines.base import Engine, EvalJob
 from troth.errors import (
+    ChangedItemsError,
     ConfigError,
     ContextFunctionError,
     ContextTooLongError,
@@ -49,6 +50,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Budget",
+    "ChangedItemsError",
     "Comparison",
     "ConfigError",
     "ContextFunctionError",

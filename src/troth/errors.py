@@ -6,7 +6,8 @@ TrothError
 │   ├── MissingAPIKeyError              the provider's key variable is unset
 │   ├── MissingDependencyError          an optional extra is not installed
 │   ├── ModelNotFoundError              no local GGUF model could be found
-│   └── ModelLoadError                  a local model file is corrupt or cannot be loaded
+│   ├── ModelLoadError                  a local model file is corrupt or cannot be loaded
+│   └── ChangedItemsError               resume="strict" and items changed since they were scored
 ├── ContextTooLongError (ValueError)    context exceeds the configured limit
 ├── OutputTooLongError (ValueError)     output exceeds the configured limit
 ├── ContextFunctionError                the user's get_context function raised
@@ -93,6 +94,10 @@ class ModelNotFoundError(ConfigError):
 
 class ModelLoadError(ConfigError):
     """A local model file exists but cannot be used (not GGUF, corrupt, wrong checksum)."""
+
+
+class ChangedItemsError(ConfigError):
+    """``resume="strict"``: items of the evaluation changed since they were scored."""
 
 
 class ContextTooLongError(TrothError, ValueError):

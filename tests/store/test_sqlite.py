@@ -8,7 +8,7 @@ from pathlib import Path
 
 from troth.store import SQLiteStore
 
-MIGRATIONS = ["0001_runs_and_cache", "0002_source_trace_latency_cost"]
+MIGRATIONS = ["0001_runs_and_cache", "0002_source_trace_latency_cost", "0003_input_hash"]
 
 
 def test_a_store_of_the_first_schema_is_migrated_and_keeps_its_rows(tmp_path: Path) -> None:

@@ -33,6 +33,13 @@ class EngineName(StrEnum):
     ray = "ray"
 
 
+class ResumeName(StrEnum):
+    """What a re-run with the same ``--eval-id`` does with an item that changed."""
+
+    rescore = "rescore"
+    strict = "strict"
+
+
 DataArgument = Annotated[
     Path,
     typer.Argument(
@@ -74,6 +81,9 @@ def eval_command(
     max_wait: Annotated[
         float, typer.Option(help="Seconds one judge call may wait for rate limits in all (then the item fails).")
     ] = 120.0,
+    resume: Annotated[
+        ResumeName, typer.Option(help="Reusing --eval-id: score changed items again, or refuse (strict).")
+    ] = ResumeName.rescore,
 ) -> None:
     """Score every item of DATA for faithfulness."""
     from troth.engines import RayEngine
@@ -101,6 +111,7 @@ def eval_command(
             quiet=quiet,
             rate_limit=RateLimit(rpm, tpm) if rpm or tpm else None,
             engine=on_ray,
+            resume=resume.value,
         )
     _finish(result, scorer.id, out=out, report=report, threshold=threshold)
 
@@ -175,6 +186,9 @@ def _print_summary(console: Console, result: EvalResult, scorer_id: str) -> None
         f"{s.wall_s:.1f}",
     )  # fmt: skip
     console.print(table)
+    if s.rescored_items:
+        console.print(f"{s.rescored_items} item(s) changed since evaluation {safe(result.eval_id)} scored them: "
+                      "scored again", highlight=False)  # fmt: skip
     for line, ids in _failures(result).items():
         named = ", ".join(safe(i) for i in ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
         console.print(f"[red]{'item' if len(ids) == 1 else 'items'} {named}: {line}[/red]")

@@ -27,6 +27,7 @@ class EvalJob:
     rate_limit: RateLimit | None
     quiet: bool
     cache: bool = True
+    resume: str = "rescore"  # or "strict": refuse when an item changed since it was scored
 
 
 @runtime_checkable

@@ -12,12 +12,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Container, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from troth import telemetry
 from troth.agents.run import AgentRun
+from troth.engines.resume import input_hash
 from troth.engines.targets import call_target, normalise_output
 from troth.errors import InvalidTranscriptError, ScorerRunError, TrothError
 from troth.evals.entries import ScorerEntry
@@ -42,6 +43,8 @@ class Outcome:
     records: list[RunRecord] = field(default_factory=list)
     errors: dict[str, ItemError] = field(default_factory=dict)
     resumed: list[str] = field(default_factory=list)
+    rescored: bool = False  # a stored result was for different content: scored again
+    hashes: dict[str, str] = field(default_factory=dict)  # scorer id -> input hash of the item as given
     target_output: Any = None
 
     def item_result(self, resumed: Mapping[str, ScoreResult] | None = None) -> ItemResult:
@@ -49,7 +52,8 @@ class Outcome:
         it = self.item
         return ItemResult(it["id"], it["input"], it["output"], it["context"], it.get("ground_truth"),
                           it.get("metadata") or {}, results={**(resumed or {}), **self.results},
-                          errors=dict(self.errors), resumed=bool(self.resumed))  # fmt: skip
+                          errors=dict(self.errors), resumed=bool(self.resumed),
+                          rescored=self.rescored)  # fmt: skip
 
 
 async def score_item(
@@ -64,7 +68,7 @@ async def score_item(
 ) -> Outcome:
     """Score ``item`` (a checked item: ``id``, ``input``, ``output``, ``context``, ...) with
     ``scorers``; with no scorers to run, the target is not called. Never raises."""
-    outcome = Outcome(dict(item))
+    outcome = Outcome(dict(item), hashes={s.id: input_hash(item, s) for s in scorers})
     trace_id = trace_id or (item.get("metadata") or {}).get("trace_id")
     if item.get("error"):  # a row its reader could not make: failed as data, the run goes on
         outcome.errors["data"] = ItemError(item["error"]["type"], redact(item["error"]["message"]), "data")
@@ -95,7 +99,8 @@ def _failed_records(
     if keep_records:
         started = now()
         outcome.records += [to_record(eval_id, outcome.item, scorer, None, error, started, source=source,
-                                      trace_id=trace_id) for scorer in scorers]  # fmt: skip
+                                      trace_id=trace_id, input_hash=outcome.hashes.get(scorer.id))
+                            for scorer in scorers]  # fmt: skip
 
 
 def _transcript(outcome: Outcome) -> Transcript | None:
@@ -153,19 +158,11 @@ class _Scoring:
         try:
             latency = time.perf_counter() - clock
             record = to_record(self.eval_id, item, scorer, result, error, started, source=self.source,
-                               latency_s=latency, trace_id=self.trace_id)  # fmt: skip
+                               latency_s=latency, trace_id=self.trace_id,
+                               input_hash=self.outcome.hashes.get(scorer.id))  # fmt: skip
             self.outcome.records.append(record)
         except Exception as exc:
             self.outcome.errors["store"] = item_error(exc, "store")
-
-
-def split_done(
-    entries: Sequence[ScorerEntry], item_id: str, done: Container[tuple[str, str]]
-) -> tuple[list[Scorer], list[str]]:
-    """The scorers an item still needs, and the ids of those ``done`` (keyed by item id and
-    scorer id) already holds for it."""
-    todo = [e.scorer for e in entries if (item_id, e.scorer.id) not in done]
-    return todo, [e.scorer.id for e in entries if (item_id, e.scorer.id) in done]
 
 
 def evaluations_of(outcome: Outcome, entries: Sequence[ScorerEntry], scored: Sequence[Scorer]) -> list[Evaluation]:

@@ -12,7 +12,8 @@ from typing import Any
 
 from troth import telemetry
 from troth.engines.base import EvalJob
-from troth.engines.item import evaluations_of, item_complete, save_outcome, score_item, split_done
+from troth.engines.item import evaluations_of, item_complete, save_outcome, score_item
+from troth.engines.resume import Done, check_resume, split_done, stored_hashes
 from troth.engines.targets import check_runnable
 from troth.evals.dataset import check_target, load_items
 from troth.evals.eval_result import ItemResult
@@ -42,22 +43,26 @@ class LocalEngine:
         progress = Progress(len(items), job.quiet)
         token = RUN_SETTINGS.set(RunSettings(cache, asyncio.Semaphore(job.concurrency), pacer, progress.waiting))
         done = job.store.completed(job.eval_id) if job.store is not None else {}
+        hashes = stored_hashes(done)
+        check_resume(job.resume, job.entries, items, hashes, job.eval_id)
         gate = asyncio.Semaphore(max(job.concurrency * 2, 4))
         try:
             with progress, telemetry.span("evaluate", {"troth.eval.id": job.eval_id, "troth.eval.items": len(items)}):
-                return list(await asyncio.gather(*(self._item(job, it, done, gate, progress) for it in items)))
+                scoring = (self._item(job, it, (done, hashes), gate, progress) for it in items)
+                return list(await asyncio.gather(*scoring))
         finally:
             RUN_SETTINGS.reset(token)
 
-    async def _item(self, job: EvalJob, item: dict[str, Any], done: dict[tuple[str, str], RunRecord],
+    async def _item(self, job: EvalJob, item: dict[str, Any], stored: tuple[dict[tuple[str, str], RunRecord], Done],
                     gate: asyncio.Semaphore, progress: Progress) -> ItemResult:  # fmt: skip
+        done, hashes = stored
         async with gate:
-            todo, resumed = split_done(job.entries, item["id"], done)
+            todo, resumed, changed = split_done(job.entries, item, hashes)
             with telemetry.item_span(job.eval_id, item["id"]):
                 outcome = await score_item(item, todo, target=job.target, eval_id=job.eval_id,
                                            keep_records=job.store is not None)  # fmt: skip
                 telemetry.emit(evaluations_of(outcome, job.entries, todo))
-            outcome.resumed = resumed
+            outcome.resumed, outcome.rescored = resumed, changed
             if job.store is not None:
                 save_outcome(job.store, outcome)
             res = outcome.item_result({sid: result_from_record(done[(item["id"], sid)]) for sid in outcome.resumed})

@@ -21,8 +21,10 @@ from typing import Any
 from troth import telemetry
 from troth.engines.base import EvalJob
 from troth.engines.item import Outcome, evaluations_of, item_complete, save_outcome
+from troth.engines.resume import Done, check_resume, stored_hashes
 from troth.engines.targets import check_runnable
 from troth.engines.worker import JSONL, ROWS, TABLE, ScoreWorker, WorkerSpec
+from troth.errors import ConfigError
 from troth.evals.dataset import check_target, load_items
 from troth.evals.eval_result import ItemError, ItemResult
 from troth.evals.progress import Progress
@@ -75,9 +77,13 @@ class RayEngine:
         pace = None
         try:
             done = job.store.completed(job.eval_id) if job.store is not None else {}
+            hashes = stored_hashes(done)
+            if job.resume == "strict" and hashes and source.items is None:
+                raise ConfigError("resume strict checks the items before any work: on Ray, pass them as a list")
+            check_resume(job.resume, job.entries, source.items or [], hashes, job.eval_id)
             if job.rate_limit is not None:
                 pace = ray.remote(num_cpus=0)(Pace).remote(job.rate_limit)
-            scored = self._map(ray, source, job, frozenset(done), RayPacer(pace) if pace else None)
+            scored = self._map(ray, source, job, hashes, RayPacer(pace) if pace else None)
             total = len(source.items) if source.items is not None else None
             with telemetry.span("evaluate", {"troth.eval.id": job.eval_id, "troth.engine": "ray"}):
                 return await Collector(job, done, total).collect(scored)
@@ -99,7 +105,7 @@ class RayEngine:
         ray.init(**options)
         return True
 
-    def _map(self, ray: Any, source: Source, job: EvalJob, done: frozenset[tuple[str, str]],
+    def _map(self, ray: Any, source: Source, job: EvalJob, done: Done,
              pacer: RayPacer | None) -> Any:  # fmt: skip
         spec = WorkerSpec(job.entries, job.target, job.eval_id, self.concurrency_per_worker, source.kind)
         try:

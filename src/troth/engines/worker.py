@@ -16,7 +16,8 @@ import pickle
 from dataclasses import dataclass
 from typing import Any
 
-from troth.engines.item import Outcome, item_error, score_item, split_done
+from troth.engines.item import Outcome, item_error, score_item
+from troth.engines.resume import Done, split_done
 from troth.evals.dataset import check_row
 from troth.evals.entries import ScorerEntry
 from troth.judges.run_settings import RUN_SETTINGS, RunSettings
@@ -41,7 +42,7 @@ class WorkerSpec:
 class ScoreWorker:
     """A Ray Data actor: ``__call__`` scores one Arrow batch and returns one pickled Outcome per item."""
 
-    def __init__(self, spec_blob: bytes, done: frozenset[tuple[str, str]], pacer: Pacer | None) -> None:
+    def __init__(self, spec_blob: bytes, done: Done, pacer: Pacer | None) -> None:
         self.spec: WorkerSpec = pickle.loads(spec_blob)
         self.done = done
         self.loop = asyncio.new_event_loop()  # one loop for the actor's life: judges keep their clients
@@ -62,9 +63,9 @@ class ScoreWorker:
     async def _one(self, item: dict[str, Any] | Outcome) -> Outcome:
         if isinstance(item, Outcome):
             return item  # a row that is no item: its error is its outcome
-        todo, resumed = split_done(self.spec.entries, item["id"], self.done)
+        todo, resumed, changed = split_done(self.spec.entries, item, self.done)
         outcome = await score_item(item, todo, target=self.spec.target, eval_id=self.spec.eval_id)
-        outcome.resumed = resumed
+        outcome.resumed, outcome.rescored = resumed, changed
         outcome.target_output = None  # the driver passes the output on; the target's object may not pickle
         return outcome
 

@@ -33,6 +33,7 @@ class ItemResult:
     results: dict[str, ScoreResult] = field(default_factory=dict)
     errors: dict[str, ItemError] = field(default_factory=dict)  # key: scorer id, or "target"
     resumed: bool = False
+    rescored: bool = False  # the evaluation had a result for this id but for other content: scored again
 
     @property
     def failed(self) -> bool:
@@ -77,6 +78,7 @@ class EvalSummary:
     scorers: dict[str, ScorerSummary]
     cost_usd: float | None = None  # None when a judge's price is unknown
     unsaved_items: int = 0
+    rescored_items: int = 0  # items whose stored results were for other content (resuming an eval id)
 
 
 @dataclass
@@ -150,6 +152,7 @@ def summarise(items: list[ItemResult], entries: list[ScorerEntry], wall: float) 
         failed_items=sum(1 for it in items if not it.scored),
         unsaved_items=sum(1 for it in items if not it.saved),
         resumed_items=sum(1 for it in items if it.resumed),
+        rescored_items=sum(1 for it in items if it.rescored),
         judge_calls=sum(u.calls for u in usages),
         cached_calls=sum(u.cached_calls for u in usages),
         prompt_tokens=sum(u.prompt_tokens for u in usages),

@@ -23,6 +23,7 @@ def to_record(
     source: str = "eval",
     latency_s: float | None = None,
     trace_id: str | None = None,
+    input_hash: str | None = None,
 ) -> RunRecord:
     fields: dict[str, Any] = {
         "source": source,
@@ -38,6 +39,7 @@ def to_record(
         "output": item["output"],
         "context": item["context"],
         "created_at": started,
+        "input_hash": input_hash,
     }
     if result is not None:
         return RunRecord.from_result(result, result=result.to_dict(), **fields)

@@ -18,6 +18,7 @@ from troth._sync import run_sync
 from troth.engines.base import Engine, EvalJob
 from troth.engines.item import item_error
 from troth.engines.local import LocalEngine
+from troth.engines.resume import ResumeMode, check_resume
 from troth.errors import StoreError
 from troth.evals.entries import scorer_entries
 from troth.evals.eval_result import EvalResult, ItemResult, OnItemComplete, summarise
@@ -40,6 +41,7 @@ class EvalOptions(TypedDict, total=False):
     quiet: bool
     rate_limit: RateLimit | None
     engine: Engine | None
+    resume: ResumeMode
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class _Settings:
     quiet: bool = False
     rate_limit: RateLimit | None = None
     engine: Engine | None = None
+    resume: ResumeMode = "rescore"
 
 
 async def arun_evals(
@@ -67,6 +70,7 @@ async def arun_evals(
     if engine is not None and not isinstance(engine, Engine):
         raise TypeError(f"engine must be an engine such as troth.RayEngine(), not {type(engine).__name__}")
     limit = check_rate_limit(settings.rate_limit)
+    check_resume(settings.resume, [], [], {}, "")
     runner = engine or LocalEngine()
     source = runner.source(data, target)  # bad data fails before any store or cluster opens
     judges = [judge for entry in entries for judge in entry.scorer.judges()]
@@ -74,7 +78,7 @@ async def arun_evals(
         judge.backend()  # configuration errors before any work
     kept: Store | None = open_store(settings.store)
     job = EvalJob(source, entries, target, on_item_complete, kept, settings.eval_id or new_eval_id(), concurrency,
-                  limit, settings.quiet, settings.cache)  # fmt: skip
+                  limit, settings.quiet, settings.cache, settings.resume)  # fmt: skip
     started_at = time.perf_counter()
     try:
         results = await runner.run(job)
@@ -119,8 +123,11 @@ def run_evals(
     Keyword options: ``concurrency`` (default 8) bounds judge calls in flight across the run.
     ``store``: True (default) for ``$TROTH_STORE`` or ``./.troth/troth.db``, a path, a Store, or
     None to keep nothing. ``cache`` (default True) replays identical judge calls from the store.
-    ``eval_id``: reusing one resumes. ``quiet``: no progress bar. ``rate_limit``: a
-    :class:`~troth.RateLimit` every judge call of the run keeps to. ``engine``: where items are
+    ``eval_id``: reusing one resumes: an item's stored results are kept while the item (input,
+    output, context, ground truth) and the scorer's settings are unchanged, and a changed item is
+    scored again (``resume="strict"``: refused with ``ChangedItemsError`` before any work).
+    ``quiet``: no progress bar. ``rate_limit``: a :class:`~troth.RateLimit` every judge call of
+    the run keeps to. ``engine``: where items are
     scored (default: this process; ``troth.RayEngine()``: a Ray cluster, with ``data`` also a
     .jsonl or Parquet path read there).
     """

@@ -51,6 +51,7 @@ class RunRecord:
     trace_id: str | None = None
     latency_s: float | None = None  # the scorer's wall time
     cost_usd: float | None = None  # None when a judge's price is unknown
+    input_hash: str | None = None  # what was scored (item and scorer settings), for resuming
 
     @classmethod
     def from_result(cls, result: ScoreResult, /, **fields: Any) -> RunRecord:

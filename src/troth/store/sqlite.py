@@ -72,6 +72,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         CREATE INDEX runs_by_source ON runs (source, finished_at);
         """,
     ),
+    ("0003_input_hash", "ALTER TABLE runs ADD COLUMN input_hash TEXT;"),
 )
 
 class SQLiteStore:

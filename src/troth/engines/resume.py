@@ -1,0 +1,77 @@
+"""Resuming an evaluation by content, not by id alone: each stored result keeps a hash of what
+was scored (the item's input, output, context and ground truth, and the scorer's settings). A
+re-run with the same eval id takes a stored result only when the hash still matches; a changed
+item is scored again (``resume="rescore"``, the default) or the run is refused before any work
+(``resume="strict"``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from troth.errors import ChangedItemsError, ConfigError
+from troth.evals.entries import ScorerEntry
+from troth.scorers.base import Scorer
+from troth.store.base import RunRecord
+
+ResumeMode = Literal["rescore", "strict"]
+RESUME_MODES = ("rescore", "strict")
+Done = Mapping[tuple[str, str], str | None]  # (item id, scorer id) -> the stored result's input hash
+
+
+def stored_hashes(completed: Mapping[tuple[str, str], RunRecord]) -> dict[tuple[str, str], str | None]:
+    """What ``split_done`` needs of a store's completed runs (small enough to send to workers)."""
+    return {key: record.input_hash for key, record in completed.items()}
+
+
+def input_hash(item: Mapping[str, Any], scorer: Scorer) -> str:
+    """The hash of what a scorer run on ``item`` (as given, before any target ran) depends on."""
+    settings = {k: v for k, v in (scorer.recipe.kwargs if scorer.recipe else {}).items() if _plain(v)}
+    what = {
+        "item": [item.get("input"), item.get("output"), item.get("context"), item.get("ground_truth")],
+        "scorer": [scorer.id, scorer.version, scorer.prompt_version, scorer.judge.model_id if scorer.judge else None,
+                   settings],
+    }  # fmt: skip
+    text = json.dumps(what, sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
+
+
+def _plain(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return all(_plain(v) for v in value)
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def split_done(
+    entries: Sequence[ScorerEntry], item: Mapping[str, Any], done: Done
+) -> tuple[list[Scorer], list[str], bool]:
+    """The scorers ``item`` still needs, the ids of those whose stored result still holds, and
+    whether a stored result was for different content (the item changed)."""
+    todo, kept, changed = [], [], False
+    for entry in entries:
+        key = (item["id"], entry.scorer.id)
+        if key in done and done[key] in (None, input_hash(item, entry.scorer)):
+            kept.append(entry.scorer.id)  # a record from before hashes were kept counts as done
+        else:
+            todo.append(entry.scorer)
+            changed = changed or key in done
+    return todo, kept, changed
+
+
+def check_resume(mode: str, entries: Sequence[ScorerEntry], items: Sequence[Mapping[str, Any]], done: Done,
+                 eval_id: str) -> None:  # fmt: skip
+    """ConfigError for an unknown ``mode``; ChangedItemsError when ``mode`` is strict and an
+    item changed since it was scored."""
+    if mode not in RESUME_MODES:
+        raise ConfigError(f"resume must be one of {', '.join(RESUME_MODES)}, not {mode!r}")
+    if mode != "strict" or not done:
+        return
+    changed = [str(it["id"]) for it in items if split_done(entries, it, done)[2]]
+    if changed:
+        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+        raise ChangedItemsError(
+            f"{len(changed)} item(s) of evaluation {eval_id!r} changed since they were scored ({shown}); "
+            "resume strict refuses to score them again: use a new eval id, or resume rescore"
+        )
