@@ -1,11 +1,17 @@
-"""Flushing the open monitors, bounded, when the interpreter exits."""
+"""Flushing the open monitors, bounded, when the interpreter exits or the app is sent SIGTERM."""
 
 from __future__ import annotations
 
 import atexit
+import logging
+import os
+import signal
 import threading
 from collections.abc import Callable
-from typing import Protocol
+from types import FrameType
+from typing import Any, Protocol
+
+log = logging.getLogger("troth.live.monitor")
 
 
 class Flushable(Protocol):
@@ -37,6 +43,7 @@ class ExitFlush:
 
                 self._hooked = True
                 _on_exit(self.run)
+                on_sigterm(self.run)
 
     def discard(self, monitor: Flushable) -> None:
         with self._lock:
@@ -58,3 +65,33 @@ def _on_exit(hook: Callable[[], None]) -> None:
         except RuntimeError:  # already shutting down
             pass
     atexit.register(hook)
+
+
+def on_sigterm(hook: Callable[[], None]) -> bool:
+    """Run ``hook`` when SIGTERM arrives, then what was there before: the app's own handler
+    (chained), or the default (the signal delivered again, so the process ends as killed by
+    SIGTERM). Not installed when the app ignores SIGTERM or outside the main thread; True when
+    installed."""
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous == signal.SIG_IGN or previous is None:
+        return False
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        log.warning("troth monitor: SIGTERM: flushing the monitors before the app ends")
+        try:
+            hook()
+        finally:
+            _chain(previous, signum, frame)
+
+    signal.signal(signal.SIGTERM, handle)
+    return True
+
+
+def _chain(previous: Any, signum: int, frame: FrameType | None) -> None:
+    if callable(previous):
+        previous(signum, frame)
+        return
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)

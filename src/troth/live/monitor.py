@@ -187,6 +187,10 @@ class Monitor:
         if not self.flush(self.exit_timeout):
             self._abandon(f"at exit (flush timed out after {self.exit_timeout:g}s)")
         self._worker.stop(1.0)
+        s = self.stats()
+        log.log(logging.WARNING if s.abandoned else logging.INFO,
+                "troth monitor at exit: %d sampled: %d scored, %d failed, %d abandoned (%d dropped when full)",
+                s.sampled, s.scored, s.failed, s.abandoned, s.dropped)  # fmt: skip
 
     def _abandon(self, when: str) -> None:
         """The calls still queued or being scored are given up: counted in ``stats().abandoned``."""

@@ -18,6 +18,8 @@ import asyncio
 import contextlib
 import logging
 import multiprocessing
+import multiprocessing.connection
+import os
 import pickle
 import queue
 import signal
@@ -65,10 +67,28 @@ def child_main(blob: bytes, store_spec: Any, concurrency: int, jobs: Any, events
     price_tables.PRICES.set(price_overrides)  # the prices the app set in code
     scorers: list[Scorer] = pickle.loads(blob)
     store = open_store(store_spec)
+    watch_parent(store)
     asyncio.run(serve(scorers, store, concurrency, jobs, ChildHooks(events, store), closing=lambda: False))
     if store is not None:
         store.flush()
         store.close()
+
+
+def watch_parent(store: Store | None) -> None:
+    """End this child when the app's process dies (killed, or ended by a signal it does not
+    handle): a thread waits on the parent's sentinel, writes out what the store holds, and exits."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([parent.sentinel])
+        if store is not None:
+            with contextlib.suppress(Exception):
+                store.flush()
+        os._exit(0)
+
+    threading.Thread(target=watch, name="troth-monitor-parent", daemon=True).start()
 
 
 class ScoringProcess:
