@@ -4,21 +4,32 @@ Pages: the evaluations (newest first, filterable, paged); one evaluation (histog
 items sorted by score, paged); one scorer run (the answer with each claim highlighted by
 verdict, the evidence located in the context, the reason, tokens and cost); a comparison of two
 evaluations; live scores by hour with the worst answers.
+
+The handlers are plain functions, run in Starlette's thread pool, so a slow page never holds up
+the others; the catalog's lock is held only while rows are fetched. Stored text over
+``TEXT_LIMIT`` is shown cut, with a link to the whole text as ``text/plain``. A store that
+disappears or cannot be read gives a page that says so (503).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import math
-from collections.abc import AsyncIterator
+import sqlite3
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from troth.errors import StoreError
 from troth.extras import load, require
 from troth.ui.catalog import Catalog
 from troth.ui.render import markup, render
 
 PAGE = 50
+TEXT_LIMIT = 200_000  # characters of one stored text shown on a page; the rest through /raw
+RAW_FIELDS = ("input", "output", "context")
 
 
 def create_app(store: str | Path) -> Any:
@@ -28,13 +39,11 @@ def create_app(store: str | Path) -> Any:
     from starlette.routing import Route
 
     pages = Pages(Catalog(Path(store)), Path(store))
-    routes = [
-        Route("/", pages.evals),
-        Route("/evals/{eval_id:path}", pages.evaluation),
-        Route("/runs/{run_id:path}", pages.run),
-        Route("/compare", pages.compare),
-        Route("/live", pages.live),
-    ]
+    handlers: list[tuple[str, Callable[[Any], Any]]] = [
+        ("/", pages.evals), ("/evals/{eval_id:path}", pages.evaluation), ("/runs/{run_id:path}", pages.run),
+        ("/raw/{field}/{run_id:path}", pages.raw), ("/compare", pages.compare), ("/live", pages.live),
+    ]  # fmt: skip
+    routes = [Route(path, _readable(handler, Path(store))) for path, handler in handlers]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -50,14 +59,14 @@ class Pages:
     def __init__(self, catalog: Catalog, store: Path) -> None:
         self.catalog, self.store = catalog, store
 
-    async def evals(self, request: Any) -> Any:
+    def evals(self, request: Any) -> Any:
         query = request.query_params.get("q", "")
         found = self.catalog.evals(query)
         page, pages = _page(request, len(found))
         shown = found[(page - 1) * PAGE : page * PAGE]
         return _html(render("evals.html", evals=shown, q=query, total=len(found), page=page, pages=pages))
 
-    async def evaluation(self, request: Any) -> Any:
+    def evaluation(self, request: Any) -> Any:
         eval_id = request.path_params["eval_id"]
         row = self.catalog.eval_row(eval_id)
         if row is None:
@@ -71,23 +80,34 @@ class Pages:
                             histogram=markup(histogram_html(self.catalog.scores(eval_id))), page=page,
                             pages=pages))  # fmt: skip
 
-    async def run(self, request: Any) -> Any:
+    def run(self, request: Any) -> Any:
         record = self.catalog.run(request.path_params["run_id"])
         if record is None:
             return _missing(f"No scorer run {request.path_params['run_id']!r} in this store.")
         from troth.report.page import evidence_html, highlight_output
-        from troth.text.transcripts import assistant_text
         from troth.values import Verdict
 
         verdicts = [Verdict.from_dict(v) for v in record.verdicts or [] if isinstance(v, dict)]
-        found = record.output
-        output = found if isinstance(found, str) else assistant_text(found) if found else ""
+        output, output_size = _clip(raw_text(record, "output"))
+        given, input_size = _clip(raw_text(record, "input"))
+        context = [_clip(c) for c in record.context or []]
         tokens = sum(int(u.get("prompt_tokens", 0)) + int(u.get("completion_tokens", 0)) for u in record.usage.values())
         claims = [(v, markup(evidence_html(v.evidence, record.context))) for v in verdicts]
         return _html(render("run.html", r=record, answer=markup(highlight_output(output, verdicts)), verdicts=claims,
-                            tokens=f"{tokens:,}"))  # fmt: skip
+                            tokens=f"{tokens:,}", given=given, sizes={"input": input_size, "output": output_size},
+                            context=context, limit=TEXT_LIMIT))  # fmt: skip
 
-    async def compare(self, request: Any) -> Any:
+    def raw(self, request: Any) -> Any:
+        """One stored text of a run, whole, as ``text/plain`` (context segments between blank lines)."""
+        field, run_id = request.path_params["field"], request.path_params["run_id"]
+        record = self.catalog.run(run_id) if field in RAW_FIELDS else None
+        if record is None:
+            return _missing(f"No {field!r} of a scorer run {run_id!r} in this store.")
+        responses = load("starlette.responses", "ui")
+        text = "\n\n".join(record.context or []) if field == "context" else raw_text(record, field)
+        return responses.PlainTextResponse(text)
+
+    def compare(self, request: Any) -> Any:
         from troth.compare import compare_evals
         from troth.store import ParquetStore, SQLiteStore
 
@@ -101,20 +121,62 @@ class Pages:
                 error = str(exc)
             finally:
                 store.close()
-        return _html(render("compare.html", c=comparison, error=error, evals=self.catalog.evals(), limit=100))
+        page = render("compare.html", c=comparison, error=error, evals=self.catalog.evals(), limit=100)
+        return _html(page, 404 if error else 200)
 
-    async def live(self, request: Any) -> Any:
+    def live(self, request: Any) -> Any:
         from troth.cli.bounds import check
         from troth.cli.runs import since_time
 
-        label = request.query_params.get("since", "24h")
+        label, given = request.query_params.get("since", "24h"), request.query_params.get("threshold", "0.5")
         try:
-            since, threshold = since_time(label) or "", float(request.query_params.get("threshold", "0.5"))
+            since, threshold = since_time(label) or "", _number("threshold", given)
             check("threshold", threshold)
         except ValueError as exc:
             return _missing(str(exc), status=400)
         series, worst = self.catalog.live(since, threshold)
         return _html(render("live.html", series=series, worst=worst, since_label=label, threshold=threshold))
+
+
+def raw_text(record: Any, field: str) -> str:
+    """A run's input or output as text: a string as it is, chat messages as the assistant's text
+    (the output) or JSON (the input)."""
+    from troth.text.transcripts import assistant_text
+
+    value = getattr(record, field)
+    if value is None or isinstance(value, str):
+        return value or ""
+    if field == "output":
+        with contextlib.suppress(Exception):
+            return assistant_text(value)
+    return json.dumps(value, ensure_ascii=False, indent=1, default=str)
+
+
+def _clip(text: str) -> tuple[str, int]:
+    """At most ``TEXT_LIMIT`` characters of ``text``, and its whole length."""
+    return text[:TEXT_LIMIT], len(text)
+
+
+def _number(name: str, given: str) -> float:
+    try:
+        return float(given)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {given!r}") from None
+
+
+def _readable(handler: Callable[[Any], Any], store: Path) -> Callable[[Any], Any]:
+    """``handler`` with a store that cannot be read (deleted, moved, corrupt) answered by a page
+    that says so, status 503."""
+
+    @functools.wraps(handler)
+    def guarded(request: Any) -> Any:
+        try:
+            return handler(request)
+        except (sqlite3.Error, OSError, StoreError) as exc:
+            return _missing(f"The store at {store} cannot be read now ({type(exc).__name__}: {exc}). Was it "
+                            "deleted or moved? Start troth ui again with a store.", status=503)  # fmt: skip
+
+    return guarded
 
 
 def _page(request: Any, total: int) -> tuple[int, int]:
@@ -131,5 +193,8 @@ def _html(body: str, status: int = 200) -> Any:
     return responses.HTMLResponse(body, status_code=status)
 
 
+HEADINGS = {400: "Bad request", 404: "Not found", 503: "Store unavailable"}
+
+
 def _missing(what: str, status: int = 404) -> Any:
-    return _html(render("missing.html", what=what), status)
+    return _html(render("missing.html", what=what, heading=HEADINGS.get(status)), status)
