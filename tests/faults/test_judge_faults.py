@@ -73,3 +73,14 @@ def test_echoed_key_reaches_no_artefact(fault_server: FakeOpenAIServer, tmp_path
     chain = [caught.value, caught.value.__cause__, caught.value.__cause__.__cause__ if caught.value.__cause__ else None]
     assert "[REDACTED]" in str(caught.value)
     assert_no_secret(*(repr(e) + str(e) for e in chain if e is not None))
+
+
+def test_an_over_budget_wait_never_reads_as_equal_to_what_is_left() -> None:
+    import time
+
+    from troth.judges.waits import WaitBudget, over_budget
+
+    budget = WaitBudget(120.0, started=time.monotonic() - 0.4)  # about 119.6 s left
+    message = str(over_budget("m", 429, 120.3, budget, asked=True))
+    wanted, left = message.split("a wait of ")[1].split("s, longer than the ")
+    assert float(wanted) > float(left.split("s left")[0]) and "wait budget of 120s" in message

@@ -45,11 +45,22 @@ def over_budget(model: str | None, status: int | None, wait: float, budget: Wait
     """The error of a call whose next wait does not fit what is left of its budget; ``asked``:
     the server asked for that wait (Retry-After), else the backoff needs it."""
     need = "asking for a wait of" if asked else "and would need a wait of"
+    wanted, left = _apart(wait, budget.remaining())
     return JudgeConnectionError(
-        f"{model or 'the judge'} answered HTTP {status} {need} {wait:.0f}s, but {budget.remaining():.0f}s of this "
-        f"judge call's wait budget of {budget.seconds:g}s are left (Judge(rate_limit_wait=...), troth eval --max-wait)",
+        f"{model or 'the judge'} answered HTTP {status} {need} {wanted}s, longer than the {left}s left of this "
+        f"judge call's wait budget of {budget.seconds:g}s (Judge(rate_limit_wait=...), troth eval --max-wait)",
         step=step, model=model, status_code=status, retry_after=wait, over_budget=True,
     )  # fmt: skip
+
+
+def _apart(wait: float, left: float) -> tuple[str, str]:
+    """The wait and the time left, written with as many decimals (up to 3) as it takes for them
+    to read differently (a wait of "120s" against "120s left" reads as a contradiction)."""
+    for decimals in range(4):
+        shown = f"{wait:.{decimals}f}", f"{left:.{decimals}f}"
+        if shown[0] != shown[1]:
+            return shown
+    return shown
 
 
 def retry_after(headers: object) -> float | None:
