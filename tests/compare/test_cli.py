@@ -1,6 +1,6 @@
 """``troth compare`` as a subprocess: the table, --json, the HTML page in headless Chromium, and
-the regression gate's exit codes (1 worse, or nothing to compare, or more failures in B; 0 not; 2
-bad input)."""
+the regression gate's exit codes (1 worse, 0 not, 2 bad input); the gate's failing closed is in
+tests/faults/test_gate_faults.py."""
 
 from __future__ import annotations
 
@@ -9,12 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.compare.conftest import REGRESSED
 from tests.report.test_page import FLAGS, need_chromium
-from troth import Judge, create_faithfulness_scorer, run_evals
-from troth.testing import FakeOpenAIServer, Reply
 
 
 def troth(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -72,36 +68,3 @@ def test_the_report_renders_in_chromium(two_evals: Path, tmp_path: Path) -> None
     subprocess.run([chromium, *FLAGS, f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
                    capture_output=True, timeout=120, check=True)  # fmt: skip
     assert shot.stat().st_size > 10_000
-
-
-@pytest.fixture(scope="module")
-def broken_b(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A in which every item is scored; B, of the same items, in which every item failed."""
-    from tests.compare.conftest import GOOD, items, run
-
-    db = tmp_path_factory.mktemp("gate") / "s.db"
-    run(GOOD, db, "base", items(0))
-    with FakeOpenAIServer(lambda request: Reply(status=400)) as down:
-        judge = Judge("m", base_url=down.base_url, api_key="k", timeout=5, max_retries=0)
-        run_evals(items(0), [create_faithfulness_scorer(judge, reason="template")], store=str(db), eval_id="cand",
-                  quiet=True, cache=False)  # fmt: skip
-    return db
-
-
-def test_the_gate_fails_closed_when_b_failed_every_item(broken_b: Path, tmp_path: Path) -> None:
-    out = troth("compare", "base", "cand", "--store", str(broken_b), "--fail-if-worse", "0.0", cwd=tmp_path)
-    assert out.returncode == 1, out.stdout
-    assert "gate failed: faithfulness: no item was scored in both evaluations" in out.stderr
-    assert "gate failed: faithfulness: 30 item(s) failed in B, 0 in A (more than 0 more)" in out.stderr
-    shown = troth("compare", "base", "cand", "--store", str(broken_b), cwd=tmp_path)
-    assert shown.returncode == 0  # no gate asked for: the comparison is shown, nothing fails
-
-
-def test_failures_in_b_beyond_the_tolerance_fail_the_gate(two_evals: Path, tmp_path: Path) -> None:
-    from troth.compare import compare_evals
-
-    c = compare_evals("base", "cand", store=str(two_evals))
-    s = c.scorers["faithfulness"]
-    s.failed_b = s.failed_a + 3  # three more failures in B
-    assert c.gate(0.25, failed_tolerance=3) == []
-    assert c.gate(0.25, failed_tolerance=2) == ["faithfulness: 3 item(s) failed in B, 0 in A (more than 2 more)"]
