@@ -40,6 +40,11 @@ class ResumeName(StrEnum):
     strict = "strict"
 
 
+ResumeOption = Annotated[
+    ResumeName, typer.Option(help="Reusing --eval-id: score changed items again, or refuse (strict).")
+]
+
+
 DataArgument = Annotated[
     Path,
     typer.Argument(
@@ -81,9 +86,7 @@ def eval_command(
     max_wait: Annotated[
         float, typer.Option(help="Seconds one judge call may wait for rate limits in all (then the item fails).")
     ] = 120.0,
-    resume: Annotated[
-        ResumeName, typer.Option(help="Reusing --eval-id: score changed items again, or refuse (strict).")
-    ] = ResumeName.rescore,
+    resume: ResumeOption = ResumeName.rescore,
 ) -> None:
     """Score every item of DATA for faithfulness."""
     from troth.engines import RayEngine
@@ -101,18 +104,10 @@ def eval_command(
         judge = Judge(model, base_url=base_url, rate_limit_wait=max_wait)
         scorer = create_faithfulness_scorer(judge, scale=scale, strategy=strategy, reason=reason)
         on_ray = RayEngine(ray_address, workers, concurrency) if engine is EngineName.ray else None
-        result = run_evals(
-            data,
-            [{"scorer": scorer, "threshold": threshold}],
-            concurrency=concurrency,
-            eval_id=eval_id,
-            store=None if no_store else (store or True),
-            cache=not no_cache,
-            quiet=quiet,
-            rate_limit=RateLimit(rpm, tpm) if rpm or tpm else None,
-            engine=on_ray,
-            resume=resume.value,
-        )
+        result = run_evals(data, [{"scorer": scorer, "threshold": threshold}], concurrency=concurrency,
+                           eval_id=eval_id, store=None if no_store else (store or True), cache=not no_cache,
+                           quiet=quiet, rate_limit=RateLimit(rpm, tpm) if rpm or tpm else None, engine=on_ray,
+                           resume=resume.value)  # fmt: skip
     _finish(result, scorer.id, out=out, report=report, threshold=threshold)
 
 
