@@ -106,15 +106,16 @@ def summarise(items: list[dict[str, Any]], wall: float | None, first: str | None
     }
 
 
-def scanning_copy(model: str, folder: Path) -> str:
-    """A copy of the verifier ``model`` whose card asks for every window of a long context."""
+def card_copy(model: str, folder: Path, overrides: dict[str, Any]) -> str:
+    """A copy of the verifier ``model`` whose card has ``overrides`` (``scan_windows``: every
+    window of a long context)."""
     source = Judge(model).backend()
     if not isinstance(source, VerifierBackend):
         raise SystemExit("--scan-windows needs a verifier model")
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("model.onnx", "tokenizer.json"):
         (folder / name).symlink_to(source.model.path / name)
-    (folder / "card.json").write_text(json.dumps(source.model.card | {"scan_windows": True, "name": "scan"}))
+    (folder / "card.json").write_text(json.dumps(source.model.card | overrides))
     return f"local/{folder}"
 
 
@@ -131,7 +132,7 @@ def cold_start(model: str) -> float:
 
 
 async def one_file(name: str, args: argparse.Namespace) -> dict[str, Any]:
-    rows = sample(DATA_DIR / f"{name}.jsonl", args.per_label, args.seed)
+    rows = sample(DATA_DIR / f"{name}.jsonl", args.per_label, args.seed, args.half)
     baseline = [{"label": r["label"], "score": b, "p_faithful": b} for r in rows if (b := overlap_baseline(r)) >= 0]
     verified, wall = await score_rows(Judge(args.model), rows)
     report = {"baseline": summarise(baseline, None), "verifier": summarise(verified, wall)}
@@ -152,8 +153,9 @@ def markdown(report: dict[str, Any]) -> str:
             "share_to_second")  # fmt: skip
     rows = [[name, method, *(fmt(s[c]) for c in cols)] for name, methods in report["files"].items()
             for method, s in methods.items()]  # fmt: skip
-    head = (f"Verifier `{report['model']}`, {report['date']}, {report['machine']}; held-out halves, up to "
-            f"{report['per_label']} items per label; peak RSS {report['peak_rss_mb']:.0f} MB; "
+    head = (f"Verifier `{report['model']}`, {report['date']}, {report['machine']}; "
+            f"{report.get('half', 'held-out')} halves, up to {report['per_label']} items per label; "
+            f"peak RSS {report['peak_rss_mb']:.0f} MB; "
             f"cold start {report['cold_start_s']:.2f} s.")  # fmt: skip
     return "\n".join([head, "", *table(["file", "method", *cols], rows), ""])
 
@@ -169,18 +171,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", nargs="*", default=list(FILES))
     parser.add_argument("--quick", action="store_true", help="4 items per label, two files")
     parser.add_argument("--scan-windows", action="store_true", help="check every window of long contexts too")
+    parser.add_argument("--half", choices=["held", "train"], default="held",
+                        help="the held-out halves (what is reported), or the training halves (to choose a variant)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     if args.quick:
         args.per_label, args.files = 4, args.files[:2]
     if args.scan_windows:
-        args.model = scanning_copy(args.model, Path(tempfile.mkdtemp()) / "scan")
+        args.model = card_copy(args.model, Path(tempfile.mkdtemp()) / "scan", {"scan_windows": True, "name": "scan"})
     report: dict[str, Any] = {
         "model": Judge(args.model).backend().model_id, "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "machine": f"{platform.machine()}, {platform.python_version()}", "per_label": args.per_label,
-        "cold_start_s": cold_start(args.model), "files": {},
+        "half": "held-out" if args.half == "held" else "training", "cold_start_s": cold_start(args.model), "files": {},
     }  # fmt: skip
-    suffix = ("-quick" if args.quick else "") + ("-scan" if args.scan_windows else "")
+    suffix = ("-quick" if args.quick else "") + ("-scan" if args.scan_windows else "") + (
+        "-train-half" if args.half == "train" else "")  # fmt: skip
     stem = args.out or RESULTS / f"verifier-{dt.date.today()}{suffix}"
     for name in args.files:
         report["files"][name] = asyncio.run(one_file(name, args))

@@ -5,6 +5,8 @@ outputs (supported, contradicted, unverifiable), then export it to int8 ONNX.
     python -m train.verifier train --out train/runs/v1 --steps 3000      # resumes from its checkpoint
     python -m train.verifier export --out train/runs/v1                  # -> verifier.onnx, tokenizer.json
     python -m train.verifier train --out /tmp/smoke --steps 3 --limit 64 # a few steps, end to end
+    python -m train.verifier train --out train/runs/v2 --init src/troth/models/verifier-minilm --after 1800 \
+        --steps 1200 --lr 2e-5 --max-tokens 128                           # continue the shipped one
 
 torch is needed here only; troth runs the exported file with onnxruntime.
 """
@@ -81,11 +83,11 @@ def _transformers() -> Any:
     return transformers
 
 
-def load_tokenizer(model_dir: Path) -> Any:
+def load_tokenizer(model_dir: Path, max_tokens: int = MAX_TOKENS) -> Any:
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    tokenizer.enable_truncation(max_length=MAX_TOKENS, strategy="only_first")
+    tokenizer.enable_truncation(max_length=max_tokens, strategy="only_first")
     tokenizer.enable_padding()
     return tokenizer
 
@@ -135,9 +137,14 @@ def train(args: argparse.Namespace) -> None:
     if args.limit:
         pairs = pairs[: args.limit]
     valid, pool = pairs[: args.valid], pairs[args.valid :]
-    plan = batches(mixed_order(pool, args.steps * args.batch_size, args.seed), args.batch_size, args.seed)
-    tokenizer = load_tokenizer(base_model_dir())
+    order = mixed_order(pool, (args.after + args.steps) * args.batch_size, args.seed)
+    plan = batches(order[args.after * args.batch_size :], args.batch_size, args.seed)  # past what --init saw
+    tokenizer = load_tokenizer(base_model_dir(), args.max_tokens)
     model = transformers.BertForSequenceClassification.from_pretrained(str(base_model_dir()), num_labels=3)
+    if args.init:  # continued training: the shipped verifier's weights, dequantized
+        from train.from_onnx import state_dict
+
+        model.load_state_dict(state_dict(Path(args.init) / "model.onnx", model.state_dict()), strict=False)
     model.bert.embeddings.word_embeddings.weight.requires_grad_(False)  # 11.7M of 22.7M weights: kept as trained
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.01)
@@ -233,6 +240,10 @@ def main() -> None:
     run.add_argument("--threads", type=int, default=2)
     run.add_argument("--log-every", type=int, default=20)
     run.add_argument("--save-every", type=int, default=200)
+    run.add_argument("--init", help="continue from a packaged verifier (its folder, with model.onnx)")
+    run.add_argument("--max-tokens", type=int, default=MAX_TOKENS, help="tokens per pair in training")
+    run.add_argument("--after", type=int, default=0,
+                     help="with --init: the steps it was trained for (training goes on with pairs it has not seen)")
     exp = sub.add_parser("export")
     exp.add_argument("--out", required=True)
     args = parser.parse_args()
