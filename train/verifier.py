@@ -87,7 +87,8 @@ def load_tokenizer(model_dir: Path, max_tokens: int = MAX_TOKENS) -> Any:
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    tokenizer.enable_truncation(max_length=max_tokens, strategy="only_first")
+    # longest_first: a claim too long for a short window (--max-tokens 128) is cut too, not an error
+    tokenizer.enable_truncation(max_length=max_tokens, strategy="longest_first")
     tokenizer.enable_padding()
     return tokenizer
 
