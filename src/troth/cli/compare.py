@@ -55,17 +55,32 @@ def compare(
             with writing("report", report):
                 written = write_comparison(comparison, report)
     console = Console()
+    failed = comparison.gate(fail_if_worse, alpha, failed_tolerance) if fail_if_worse is not None else []
     if as_json:
-        typer.echo(json.dumps(comparison.to_dict(), ensure_ascii=False, default=str))
+        found = comparison.to_dict()
+        if fail_if_worse is not None:
+            found["gate"] = {"passed": not failed, "failures": failed}
+        typer.echo(json.dumps(found, ensure_ascii=False, default=str))
     else:
+        headline(comparison, console, None if fail_if_worse is None else not failed)
         show(comparison, console, limit)
     if report is not None:
         console.print(f"report: {safe(str(written))}", highlight=False)
-    failed = comparison.gate(fail_if_worse, alpha, failed_tolerance) if fail_if_worse is not None else []
     for line in failed:
         typer.echo(f"gate failed: {safe(line)}", err=True)
     if failed:
         raise typer.Exit(1)
+
+
+COLOURS = {"worse": "red", "better": "green", "no change": "default", "not compared": "yellow"}
+
+
+def headline(c: Comparison, console: Console, passed: bool | None) -> None:
+    """The verdict first, one line per scorer (coloured on a terminal), and the gate's outcome."""
+    for s in c.scorers.values():
+        console.print(f"[{COLOURS[s.verdict()]}]{safe(s.headline())}[/]", highlight=False, soft_wrap=True)
+    if passed is not None:
+        console.print("gate: passed" if passed else "[red]gate: failed[/red]", highlight=False)
 
 
 def show(c: Comparison, console: Console, limit: int) -> None:

@@ -13,6 +13,8 @@ from troth.store import Store, open_store
 from troth.store.base import RunRecord
 
 ALL = 2**62  # every run of an evaluation
+ALPHA = 0.05  # the headline's significance level
+COVERAGE = 0.9  # fewer shared items than this share of either side: a warning
 
 
 @dataclass
@@ -34,6 +36,27 @@ class ScorerComparison:
         s = self.stats
         return s is not None and s.mean_diff < -delta and s.p_value is not None and s.p_value < alpha
 
+    def verdict(self, alpha: float = ALPHA) -> str:
+        """"worse", "better" (significantly, at ``alpha``), "no change", or "not compared"."""
+        s = self.stats
+        if s is None:
+            return "not compared"
+        if s.p_value is None or s.p_value >= alpha or s.mean_diff == 0:
+            return "no change"
+        return "worse" if s.mean_diff < 0 else "better"
+
+    def headline(self, alpha: float = ALPHA) -> str:
+        """Which way B went, by how much and how sure, in one sentence."""
+        s, verdict = self.stats, self.verdict(alpha)
+        if s is None:
+            return f"{self.scorer_id}: not compared (no item was scored in both)"
+        told = {"worse": "B is significantly worse", "better": "B is significantly better",
+                "no change": "no significant change"}[verdict]  # fmt: skip
+        interval = "" if s.ci_low is None else f", 95% CI [{s.ci_low:+.3f}, {s.ci_high:+.3f}]"
+        p = "" if s.p_value is None else f", p {s.p_value:.2g}"
+        change = f"{s.mean_diff:+.3f}{interval}{p}, n {s.n}"
+        return f"{self.scorer_id}: {told}: mean {s.mean_a:.3f} -> {s.mean_b:.3f} ({change})"
+
 
 @dataclass
 class Comparison:
@@ -46,6 +69,11 @@ class Comparison:
     only_a: list[tuple[str, str]] = field(default_factory=list)  # (item id, scorer id)
     only_b: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    coverage: dict[str, int] = field(default_factory=dict)  # items in A, in B, in both
+
+    def headline(self, alpha: float = ALPHA) -> str:
+        """One line per scorer: which way B went, by how much and how sure."""
+        return "\n".join(s.headline(alpha) for s in self.scorers.values())
 
     def worse(self, delta: float = 0.0, alpha: float = 0.05) -> list[str]:
         """The scorers on which B is worse than A by more than ``delta``, significantly at ``alpha``."""
@@ -68,7 +96,8 @@ class Comparison:
         return found
 
     def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "notes": list(self.notes),
+        return {"a": self.a, "b": self.b, "headline": self.headline(), "coverage": dict(self.coverage),
+                "verdicts": {sid: s.verdict() for sid, s in self.scorers.items()}, "notes": list(self.notes),
                 "scorers": {sid: asdict(s) for sid, s in self.scorers.items()},
                 "items": [i.to_dict() for i in self.items],
                 "only_a": [list(k) for k in self.only_a], "only_b": [list(k) for k in self.only_b]}  # fmt: skip
@@ -96,8 +125,24 @@ def compare_evals(a: str, b: str, *, store: Any = True, scorers: list[str] | Non
     missing = sorted({k[1] for k in runs_a} ^ {k[1] for k in runs_b})
     if missing:
         notes.append(f"scorers in one evaluation only, not compared: {', '.join(missing)}")
+    coverage = _coverage(runs_a, runs_b)
+    notes += _coverage_note(coverage)
     return Comparison(a, b, by_scorer, sorted(diffs, key=_worst_first), sorted(runs_a.keys() - runs_b.keys()),
-                      sorted(runs_b.keys() - runs_a.keys()), notes)  # fmt: skip
+                      sorted(runs_b.keys() - runs_a.keys()), notes, coverage)  # fmt: skip
+
+
+def _coverage(runs_a: dict[tuple[str, str], RunRecord], runs_b: dict[tuple[str, str], RunRecord]) -> dict[str, int]:
+    items_a, items_b = {k[0] for k in runs_a}, {k[0] for k in runs_b}
+    return {"a": len(items_a), "b": len(items_b), "both": len(items_a & items_b)}
+
+
+def _coverage_note(coverage: dict[str, int]) -> list[str]:
+    """A warning when the shared items are fewer than ``COVERAGE`` of either side."""
+    both, a, b = coverage["both"], coverage["a"], coverage["b"]
+    if both >= COVERAGE * a and both >= COVERAGE * b:
+        return []
+    return [f"only {both} item(s) are in both: {both / a:.0%} of A's {a} and {both / b:.0%} of B's {b}; "
+            "the rest is not compared"]  # fmt: skip
 
 
 def _runs(store: Store, eval_id: str, scorers: list[str] | None) -> dict[tuple[str, str], RunRecord]:
