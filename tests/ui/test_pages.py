@@ -146,3 +146,25 @@ def test_an_evaluation_written_while_the_ui_runs_is_listed(ui_store: Path, tmp_p
         store.close()
         listed = re.findall(r'<tr class="eval"><td><a href="/evals/([^"]+)"', get(base, "/").text)
         assert listed[0] == "later" and "cand" in listed
+
+
+def test_compare_defaults_and_distinct_styles(ui: str) -> None:
+    picker = get(ui, "/compare").text
+    newest = re.findall(r"<option selected>([^<]+)</option>", picker)
+    assert newest == ["cand", "hostile-eval"]  # A: the one before the newest; B: the newest
+    page = get(ui, "/compare", a="base", b="cand").text
+    assert page.count('class="score low"') == REGRESSED and 'class="score same"' in page
+    assert "v-None" not in page and "no claim<" not in page  # every changed claim has a verdict on both sides here
+    items = get(ui, "/evals/base").text
+    assert "Question 1?" in items and "&#34;Question 1?&#34;" not in items and ">null<" not in items
+
+
+def test_a_claim_missing_on_one_side_is_no_claim_not_unsure() -> None:
+    from troth.compare.diff import ClaimChange, ItemDiff
+    from troth.compare.evals import Comparison
+    from troth.ui.render import render_comparison
+
+    change = ClaimChange("The bridge is red.", None, "no", reason_b="not in the context")
+    diff = ItemDiff("q1", "faithfulness", 1.0, 0.5, changes=[change])
+    page = render_comparison(Comparison("a", "b", {}, [diff]))
+    assert '<mark class="v-none">no claim</mark>' in page and '<mark class="v-no">no</mark>' in page

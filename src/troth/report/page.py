@@ -40,7 +40,8 @@ h1{font-size:22px;margin:8px 0} h2{font-size:17px;margin:18px 0 8px}
 .score{border-radius:12px;padding:1px 9px;color:#fff;background:#2f8f4e}
 .score.mid{background:#c28a12}.score.low{background:#c0392b}.score.err{background:#666}
 mark{padding:1px 2px;border-radius:3px} .v-yes{background:#d4f3dc}.v-no{background:#fbd0cc}
-.v-unsure{background:#fdeeb5} .output{white-space:pre-wrap;background:#fafbfc;padding:8px;border-radius:6px}
+.v-unsure{background:#fdeeb5} .v-none{background:#eceef1;color:#555;font-style:italic}
+.score.same{background:#8a94a6} .output{white-space:pre-wrap;background:#fafbfc;padding:8px;border-radius:6px}
 details{margin:4px 0} summary{cursor:pointer} .ctx{color:#555;font-size:13px;margin:4px 0 4px 18px}
 .bad{color:#c0392b} .error{color:#c0392b;font-family:monospace}
 .controls{margin:8px 0}

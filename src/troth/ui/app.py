@@ -121,7 +121,9 @@ class Pages:
                 error = str(exc)
             finally:
                 store.close()
-        page = render("compare.html", c=comparison, error=error, evals=self.catalog.evals(), limit=100)
+        evals = self.catalog.evals()  # newest first: by default B is the newest, A the one before it
+        pick_b, pick_a = (evals[0].eval_id if evals else None), (evals[1].eval_id if len(evals) > 1 else None)
+        page = render("compare.html", c=comparison, error=error, evals=evals, limit=100, pick_a=pick_a, pick_b=pick_b)
         return _html(page, 404 if error else 200)
 
     def live(self, request: Any) -> Any:

@@ -5,10 +5,11 @@ written since (rows past the last row seen) are summarised again."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import statistics
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -100,14 +101,14 @@ class Catalog:
     def items(self, eval_id: str, sort: str, offset: int, limit: int) -> list[ItemRow]:
         order = SORTS.get(sort, SORTS["score"])
         sql = f"SELECT {ITEM_COLUMNS} FROM runs WHERE eval_id = ? ORDER BY {order} LIMIT ? OFFSET ?"
-        return [ItemRow(*r) for r in self._query(sql, (eval_id, limit, offset))]
+        return [_readable(ItemRow(*r)) for r in self._query(sql, (eval_id, limit, offset))]
 
     def scores(self, eval_id: str) -> list[float]:
         return [r[0] for r in self._query("SELECT score FROM runs WHERE eval_id = ? AND score IS NOT NULL", (eval_id,))]
 
     def failures(self, eval_id: str, limit: int = 200) -> list[ItemRow]:
         sql = f"SELECT {ITEM_COLUMNS} FROM runs WHERE eval_id = ? AND error IS NOT NULL ORDER BY item_id LIMIT ?"
-        return [ItemRow(*r) for r in self._query(sql, (eval_id, limit))]
+        return [_readable(ItemRow(*r)) for r in self._query(sql, (eval_id, limit))]
 
     def run(self, run_id: str) -> RunRecord | None:
         rows = self._query(f"SELECT {', '.join(COLUMNS)} FROM runs WHERE run_id = ?", (run_id,))
@@ -124,7 +125,7 @@ class Catalog:
                    "under": sum(x < threshold for x in s) / len(s)} for h, s in hours.items()]  # fmt: skip
         worst = self._query(f"SELECT {ITEM_COLUMNS} FROM runs WHERE source = 'live' AND finished_at >= ? AND score "
                             "IS NOT NULL ORDER BY score ASC LIMIT 20", (since,))  # fmt: skip
-        return series, [ItemRow(*r) for r in worst]
+        return series, [_readable(ItemRow(*r)) for r in worst]
 
     def _query(self, sql: str, params: tuple[Any, ...]) -> list[Any]:
         with self._lock:
@@ -132,6 +133,16 @@ class Catalog:
 
     def close(self) -> None:
         self._conn.close()
+
+
+def _readable(row: ItemRow) -> ItemRow:
+    """The row with its input as text: the stored JSON decoded, nothing for none (never "null")."""
+    try:
+        value = json.loads(row.input) if row.input is not None else None
+    except ValueError:
+        return row
+    text = "" if value is None else value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return replace(row, input=text)
 
 
 def _hour(finished: str | None) -> str:

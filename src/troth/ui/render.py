@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from troth.compare import Comparison
 
 _ENV: Any = None
+BADGES = {"worse": "low", "failed in B": "low", "better": "", "fixed in B": "", "same": "same",
+          "failed in both": "err"}  # an item's change -> its badge's colour class
 
 
 def environment() -> Any:
@@ -23,7 +25,7 @@ def environment() -> Any:
         jinja2 = load("jinja2", "compare")
         env = jinja2.Environment(loader=jinja2.PackageLoader("troth.ui", "templates"), autoescape=True)
         env.filters.update(score=_score, usd=format_usd, signed=_signed, pvalue=_pvalue, short=_short)
-        env.globals.update(css=markup(CSS), standalone=False)
+        env.globals.update(css=markup(CSS), standalone=False, badge=BADGES)
         _ENV = env
     return _ENV
 
