@@ -168,3 +168,17 @@ def test_a_claim_missing_on_one_side_is_no_claim_not_unsure() -> None:
     diff = ItemDiff("q1", "faithfulness", 1.0, 0.5, changes=[change])
     page = render_comparison(Comparison("a", "b", {}, [diff]))
     assert '<mark class="v-none">no claim</mark>' in page and '<mark class="v-no">no</mark>' in page
+
+
+def test_the_histogram_counts_and_keeps_a_perfect_score_in_its_own_bar(ui: str) -> None:
+    from troth.report.page import histogram_html
+
+    bars = re.findall(r'title="(\d+) item\(s\) scored ([^"]+)"', histogram_html([1.0, 1.0, 0.95, 0.5, 0.0]))
+    assert bars[9] == ("1", "[0.9, 1)") and bars[10] == ("2", "1") and bars[0] == ("1", "[0, 0.1)")
+    assert "items per score (5 scored)" in histogram_html([1.0, 1.0, 0.95, 0.5, 0.0])
+    page = get(ui, "/evals/base").text
+    assert re.search(r'title="30 item\(s\) scored 1"[^>]*><b>30</b><span>1</span>', page)
+    listed = get(ui, "/").text
+    when = re.search(r'<time datetime="([^"]+)" title="[^"]+">([^<]+)</time>', listed)
+    assert when and when.group(1).startswith(when.group(2)[:10]) and when.group(2).endswith(" UTC")
+    assert ".000+00:00<" not in listed  # no raw ISO string with milliseconds as the shown text

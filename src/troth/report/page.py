@@ -32,9 +32,10 @@ h1{font-size:22px;margin:8px 0} h2{font-size:17px;margin:18px 0 8px}
 .cards{display:flex;gap:12px;flex-wrap:wrap}
 .card{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:10px 14px;min-width:140px}
 .card b{display:block;font-size:20px}
-.hist{display:flex;align-items:flex-end;gap:4px;height:90px;background:#fff;border:1px solid #dde1e7;
- border-radius:8px;padding:8px}
-.bar{background:#5b7bd5;width:36px;position:relative} .bar span{position:absolute;bottom:-18px;font-size:11px}
+.hist{display:flex;align-items:flex-end;gap:4px;height:110px;background:#fff;border:1px solid #dde1e7;
+ border-radius:8px;padding:22px 8px 26px;overflow-x:auto}
+.bar{background:#5b7bd5;width:40px;position:relative;flex:none} .bar span{position:absolute;bottom:-20px;font-size:11px}
+.bar b{position:absolute;top:-17px;font-size:11px;font-weight:600} .axis{font-size:12px;color:#555}
 .item{background:#fff;border:1px solid #dde1e7;border-radius:8px;margin:12px 0;padding:12px 16px}
 .item h3{margin:0 0 6px;font-size:15px;display:flex;gap:10px;align-items:center}
 .score{border-radius:12px;padding:1px 9px;color:#fff;background:#2f8f4e}
@@ -164,21 +165,22 @@ def _item(index: int, item: ItemResult, scorer_ids: Iterable[str]) -> str:
 
 
 def histogram_html(scores: list[float]) -> str:
-    """Ten bars of the scores (on a 0-1 scale, or up to the highest score), as HTML."""
-    bins = [0] * 10
+    """The scores as bars with their counts (on a 0-1 scale, or up to the highest score): ten
+    half-open bins, and the top score (a perfect 1.0) in a bin of its own; as HTML."""
     top = max(scores, default=1.0) or 1.0
     scale = 1.0 if top <= 1.0 else top
+    bins = [0] * 11
     for s in scores:
-        bins[min(int(s / scale * 10), 9)] += 1
+        bins[10 if s >= scale else min(int(s / scale * 10), 9)] += 1
     most = max(bins) or 1
     bars = []
     for i, n in enumerate(bins):
-        height = int(70 * n / most)
-        bars.append(
-            f'<div class="bar" title="{n} item(s) in [{i / 10 * scale:g}, {(i + 1) / 10 * scale:g})" '
-            f'style="height:{height}px"><span>{i / 10 * scale:g}</span></div>'
-        )
-    return '<div class="hist" id="histogram">' + "".join(bars) + "</div>"
+        low, high = i / 10 * scale, (i + 1) / 10 * scale
+        span, label = (f"[{low:g}, {high:g})", f"{low:g}–{high:g}") if i < 10 else (f"{scale:g}", f"{scale:g}")
+        bars.append(f'<div class="bar" title="{n} item(s) scored {span}" style="height:{int(70 * n / most)}px">'
+                    f"<b>{n}</b><span>{label}</span></div>")  # fmt: skip
+    return ('<div class="hist" id="histogram">' + "".join(bars) + "</div>"
+            f'<div class="axis">items per score ({len(scores)} scored)</div>')  # fmt: skip
 
 
 def render_html(result: EvalResult, title: str = "troth evaluation") -> str:

@@ -3,6 +3,7 @@ comparison as a self-contained HTML page (``troth compare --report``)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ def environment() -> Any:
     if _ENV is None:
         jinja2 = load("jinja2", "compare")
         env = jinja2.Environment(loader=jinja2.PackageLoader("troth.ui", "templates"), autoescape=True)
-        env.filters.update(score=_score, usd=format_usd, signed=_signed, pvalue=_pvalue, short=_short)
+        env.filters.update(score=_score, usd=format_usd, signed=_signed, pvalue=_pvalue, short=_short, when=_when)
         env.globals.update(css=markup(CSS), standalone=False, badge=BADGES)
         _ENV = env
     return _ENV
@@ -61,6 +62,18 @@ def _signed(value: float | None) -> str:
 
 def _pvalue(value: float | None) -> str:
     return "–" if value is None else "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _when(value: str | None) -> str:
+    """A stored ISO time as "2026-12-05 14:12 UTC" (the ISO time stays in the tooltip)."""
+    if not value:
+        return ""
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return value
+    zone = " UTC" if moment.utcoffset() == timedelta(0) else ""
+    return moment.strftime("%Y-%m-%d %H:%M") + zone
 
 
 def _short(value: Any, size: int = 160) -> str:
