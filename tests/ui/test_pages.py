@@ -182,3 +182,13 @@ def test_the_histogram_counts_and_keeps_a_perfect_score_in_its_own_bar(ui: str) 
     when = re.search(r'<time datetime="([^"]+)" title="[^"]+">([^<]+)</time>', listed)
     assert when and when.group(1).startswith(when.group(2)[:10]) and when.group(2).endswith(" UTC")
     assert ".000+00:00<" not in listed  # no raw ISO string with milliseconds as the shown text
+
+
+def test_the_evidence_is_marked_in_the_full_context_and_each_claim_jumps_to_it(ui: str) -> None:
+    page = get(ui, "/evals/cand")
+    run_id = re.findall(r'<tr class="item" data-score="0.5"><td><a href="/runs/([^"]+)"', page.text)[0]
+    item = get(ui, f"/runs/{run_id}").text
+    context = item.split("<h2>Context")[1]
+    assert '<mark class="v-yes" id="ev-0">opened in 1932</mark>' in context
+    assert '<mark class="v-no" id="ev-1">134 m high</mark>' in context
+    assert 'href="#ev-0"' in item and 'href="#ev-1"' in item

@@ -120,6 +120,24 @@ def evidence_html(ev: Evidence | None, context: list[str] | None) -> str:
     )
 
 
+def marked_context(segment: str, index: int, verdicts: list[Verdict]) -> str:
+    """Context segment ``index`` as HTML with each claim's located evidence marked by its verdict
+    and anchored ``ev-N`` (N: the claim's position), overlapping quotes marked once."""
+    spans = sorted((v.evidence.start, v.evidence.end, v.verdict, n) for n, v in enumerate(verdicts)
+                   if v.evidence is not None and v.evidence.verified and v.evidence.context_index == index
+                   and v.evidence.start is not None and v.evidence.end is not None
+                   and v.evidence.end <= len(segment))  # fmt: skip
+    parts, at = [], 0
+    for start, end, verdict, n in spans:
+        if start < at:
+            continue  # overlaps a quote marked already
+        parts.append(_e(segment[at:start]))
+        parts.append(f'<mark class="v-{verdict}" id="ev-{n}">{_e(segment[start:end])}</mark>')
+        at = end
+    parts.append(_e(segment[at:]))
+    return "".join(parts)
+
+
 def _score_class(score: float | None, scale: float = 1.0) -> str:
     if score is None:
         return "err"

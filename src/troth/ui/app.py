@@ -84,13 +84,14 @@ class Pages:
         record = self.catalog.run(request.path_params["run_id"])
         if record is None:
             return _missing(f"No scorer run {request.path_params['run_id']!r} in this store.")
-        from troth.report.page import evidence_html, highlight_output
+        from troth.report.page import evidence_html, highlight_output, marked_context
         from troth.values import Verdict
 
         verdicts = [Verdict.from_dict(v) for v in record.verdicts or [] if isinstance(v, dict)]
         output, output_size = _clip(raw_text(record, "output"))
         given, input_size = _clip(raw_text(record, "input"))
-        context = [_clip(c) for c in record.context or []]
+        context = [(markup(marked_context(text, i, verdicts)), size)
+                   for i, (text, size) in enumerate(_clip(c) for c in record.context or [])]  # fmt: skip
         tokens = sum(int(u.get("prompt_tokens", 0)) + int(u.get("completion_tokens", 0)) for u in record.usage.values())
         claims = [(v, markup(evidence_html(v.evidence, record.context))) for v in verdicts]
         return _html(render("run.html", r=record, answer=markup(highlight_output(output, verdicts)), verdicts=claims,
