@@ -192,3 +192,21 @@ def test_the_evidence_is_marked_in_the_full_context_and_each_claim_jumps_to_it(u
     assert '<mark class="v-yes" id="ev-0">opened in 1932</mark>' in context
     assert '<mark class="v-no" id="ev-1">134 m high</mark>' in context
     assert 'href="#ev-0"' in item and 'href="#ev-1"' in item
+
+
+@pytest.mark.parametrize("path", ["/", "/evals/cand", "/runs/hostile", "/compare?a=base&b=cand", "/live"])
+def test_no_element_is_wider_than_a_phone(ui: str, path: str, tmp_path: Path) -> None:
+    """At 390 px, the page is no wider than the viewport (tables scroll inside themselves, ids wrap):
+    the page's own HTML, measured in Chromium by a script appended to it. Headless Chromium's
+    window is 500 px at the least, so the page is laid out 390 px wide inside it (the phone
+    styles apply below 700 px either way)."""
+    chromium = need_chromium()
+    probe = ("<style>html{width:390px}</style><script>document.title = 'width ' + "
+             "document.body.scrollWidth;</script></body>")  # fmt: skip
+    html = get(ui, path).text.replace("</body>", probe)
+    page = tmp_path / "page.html"
+    page.write_text(html, encoding="utf-8")
+    dom = subprocess.run([chromium, *FLAGS, "--window-size=390,844", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120, check=True).stdout  # fmt: skip
+    width = re.search(r"<title>width (\d+)</title>", dom)
+    assert width is not None and int(width.group(1)) <= 390, (path, width and width.group(1))
