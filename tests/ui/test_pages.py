@@ -153,7 +153,10 @@ def test_compare_defaults_and_distinct_styles(ui: str) -> None:
     newest = re.findall(r"<option selected>([^<]+)</option>", picker)
     assert newest == ["cand", "hostile-eval"]  # A: the one before the newest; B: the newest
     page = get(ui, "/compare", a="base", b="cand").text
-    assert page.count('class="score low"') == REGRESSED and 'class="score same"' in page
+    assert page.count('class="score low"') == REGRESSED and 'class="score same"' not in page  # changed only
+    assert f"Changed items, worst first ({REGRESSED} of 30)" in page
+    every = get(ui, "/compare", a="base", b="cand", show="all").text
+    assert "Items, worst first (30 of 30)" in every and every.count('class="score same"') == 30 - REGRESSED
     assert "v-None" not in page and "no claim<" not in page  # every changed claim has a verdict on both sides here
     items = get(ui, "/evals/base").text
     assert "Question 1?" in items and "&#34;Question 1?&#34;" not in items and ">null<" not in items
@@ -210,3 +213,17 @@ def test_no_element_is_wider_than_a_phone(ui: str, path: str, tmp_path: Path) ->
                          capture_output=True, text=True, timeout=120, check=True).stdout  # fmt: skip
     width = re.search(r"<title>width (\d+)</title>", dom)
     assert width is not None and int(width.group(1)) <= 390, (path, width and width.group(1))
+
+
+def test_both_answers_side_by_side_with_the_words_that_differ_and_links_to_both_runs(ui: str) -> None:
+    page = get(ui, "/compare", a="base", b="cand").text
+    section = page.split('<section class="item diff worse"')[1].split("</section>")[0]
+    same = "The bridge opened in 1932. It is 134 m high (r)."  # the same answer, judged differently
+    assert f'<div class="output answer-a">{same}</div>' in section
+    assert f'<div class="output answer-b">{same}</div>' in section
+    from troth.report.page import word_diff
+
+    assert word_diff("It opened in 1932 <b>.", "It opened in 1950 <b>.") == (
+        "It opened in <del>1932</del> &lt;b&gt;.", "It opened in <ins>1950</ins> &lt;b&gt;.")
+    runs = re.findall(r'<a href="/runs/([^"]+)">run</a>', section)
+    assert len(runs) == 2 and all(get(ui, f"/runs/{r}").status_code == 200 for r in runs)

@@ -41,6 +41,8 @@ class ItemDiff:
     reason_a: str | None = None
     reason_b: str | None = None
     changes: list[ClaimChange] = field(default_factory=list)
+    run_a: str | None = None  # the two scorer runs, to link to
+    run_b: str | None = None
 
     @property
     def delta(self) -> float | None:
@@ -73,7 +75,7 @@ def item_diff(a: RunRecord, b: RunRecord) -> ItemDiff:
     """The pair of runs as one item's difference, with the claims whose verdict changed."""
     return ItemDiff(str(a.item_id), a.scorer_id, None if a.error else a.score, None if b.error else b.score,
                     a.error, b.error, a.input, a.output, b.output, a.reason, b.reason,
-                    claim_changes(a.verdicts, b.verdicts))  # fmt: skip
+                    claim_changes(a.verdicts, b.verdicts), a.run_id, b.run_id)  # fmt: skip
 
 
 def claim_changes(a: Any, b: Any) -> list[ClaimChange]:

@@ -7,6 +7,7 @@ shown in its context. Items can be sorted by score (worst first on load).
 
 from __future__ import annotations
 
+import difflib
 import html
 import re
 from collections.abc import Iterable
@@ -136,6 +137,23 @@ def marked_context(segment: str, index: int, verdicts: list[Verdict]) -> str:
         at = end
     parts.append(_e(segment[at:]))
     return "".join(parts)
+
+
+def word_diff(a: str, b: str) -> tuple[str, str]:
+    """Two answers as HTML, the words only in A in ``<del>``, those only in B in ``<ins>``."""
+    words_a, words_b = re.split(r"(\s+)", a), re.split(r"(\s+)", b)
+    html_a, html_b = [], []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, words_a, words_b, autojunk=False).get_opcodes():
+        left, right = _e("".join(words_a[i1:i2])), _e("".join(words_b[j1:j2]))
+        if op == "equal":
+            html_a.append(left)
+            html_b.append(right)
+            continue
+        if left.strip():
+            html_a.append(f"<del>{left}</del>")
+        if right.strip():
+            html_b.append(f"<ins>{right}</ins>")
+    return "".join(html_a), "".join(html_b)
 
 
 def _score_class(score: float | None, scale: float = 1.0) -> str:

@@ -124,7 +124,13 @@ class Pages:
                 store.close()
         evals = self.catalog.evals()  # newest first: by default B is the newest, A the one before it
         pick_b, pick_a = (evals[0].eval_id if evals else None), (evals[1].eval_id if len(evals) > 1 else None)
-        page = render("compare.html", c=comparison, error=error, evals=evals, limit=100, pick_a=pick_a, pick_b=pick_b)
+        view = None
+        if comparison is not None:
+            from troth.ui.render import shown
+
+            view = shown(comparison, request.query_params.get("show", "changed"), _page(request, 1 << 62)[0], PAGE)
+        page = render("compare.html", c=comparison, error=error, evals=evals, limit=100, pick_a=pick_a, pick_b=pick_b,
+                      view=view)  # fmt: skip
         return _html(page, 404 if error else 200)
 
     def live(self, request: Any) -> Any:

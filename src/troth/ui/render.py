@@ -3,6 +3,8 @@ comparison as a self-contained HTML page (``troth compare --report``)."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,9 +28,47 @@ def environment() -> Any:
         jinja2 = load("jinja2", "compare")
         env = jinja2.Environment(loader=jinja2.PackageLoader("troth.ui", "templates"), autoescape=True)
         env.filters.update(score=_score, usd=format_usd, signed=_signed, pvalue=_pvalue, short=_short, when=_when)
-        env.globals.update(css=markup(CSS), standalone=False, badge=BADGES)
+        env.globals.update(css=markup(CSS), standalone=False, badge=BADGES, shown=shown, answers=answers, view=None)
         _ENV = env
     return _ENV
+
+
+@dataclass(frozen=True)
+class View:
+    """The comparison's items on one page: changed only (the default) or all."""
+
+    show: str
+    page: int
+    pages: int
+    total: int
+    items: list[Any]
+
+
+def shown(comparison: Comparison, show: str, page: int, size: int) -> View:
+    """The items to list: those whose score or verdicts changed, or all (``show="all"``), paged."""
+    found = comparison.items if show == "all" else [d for d in comparison.items if d.status != "same" or d.changes]
+    pages = max(1, math.ceil(len(found) / size))
+    page = min(max(page, 1), pages)
+    return View("all" if show == "all" else "changed", page, pages, len(found), found[(page - 1) * size : page * size])
+
+
+def answers(diff: Any) -> tuple[Any, Any]:
+    """An item's two answers as text, the words that differ marked."""
+    from troth.report.page import word_diff
+
+    a, b = word_diff(_answer(diff.output_a), _answer(diff.output_b))
+    return markup(a), markup(b)
+
+
+def _answer(output: Any) -> str:
+    from troth.text.transcripts import assistant_text
+
+    if output is None or isinstance(output, str):
+        return output or ""
+    try:
+        return assistant_text(output)
+    except Exception:
+        return str(output)
 
 
 def render(template: str, **values: Any) -> str:
