@@ -227,3 +227,13 @@ def test_both_answers_side_by_side_with_the_words_that_differ_and_links_to_both_
         "It opened in <del>1932</del> &lt;b&gt;.", "It opened in <ins>1950</ins> &lt;b&gt;.")
     runs = re.findall(r'<a href="/runs/([^"]+)">run</a>', section)
     assert len(runs) == 2 and all(get(ui, f"/runs/{r}").status_code == 200 for r in runs)
+
+
+def test_pick_two_evaluations_on_the_list_and_see_scores_in_colour(ui: str) -> None:
+    listed = get(ui, "/").text
+    assert '<form method="get" action="/compare" id="pick-two">' in listed and 'id="compare-two"' in listed
+    checked = re.findall(r'<input type="radio" name="(a|b)" value="([^"]+)" checked', listed)
+    assert checked == [("b", "hostile-eval"), ("a", "cand")]  # B the newest, A the one before it
+    assert get(ui, "/compare", a="base", b="cand").status_code == 200  # what the form sends
+    items = get(ui, "/evals/cand").text
+    assert items.count('<td class="num mid">0.5</td>') == REGRESSED and '<td class="num good">1</td>' in items

@@ -27,7 +27,8 @@ def environment() -> Any:
     if _ENV is None:
         jinja2 = load("jinja2", "compare")
         env = jinja2.Environment(loader=jinja2.PackageLoader("troth.ui", "templates"), autoescape=True)
-        env.filters.update(score=_score, usd=format_usd, signed=_signed, pvalue=_pvalue, short=_short, when=_when)
+        env.filters.update(score=_score, usd=format_usd, signed=_signed, pvalue=_pvalue, short=_short, when=_when,
+                           tone=_tone)
         env.globals.update(css=markup(CSS), standalone=False, badge=BADGES, shown=shown, answers=answers, view=None)
         _ENV = env
     return _ENV
@@ -102,6 +103,13 @@ def _signed(value: float | None) -> str:
 
 def _pvalue(value: float | None) -> str:
     return "–" if value is None else "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def _tone(value: float | None) -> str:
+    """A 0-1 score's colour class in a list: "good" from 0.8, "mid" from 0.5, else "low"."""
+    if value is None or not 0 <= value <= 1:
+        return ""
+    return "good" if value >= 0.8 else "mid" if value >= 0.5 else "low"
 
 
 def _when(value: str | None) -> str:
