@@ -133,14 +133,27 @@ class Span:
 
 
 def loads(text: str, where: str) -> Any:
-    """``json.loads`` with the nesting bounded first (JSONDecodeError for text that is not JSON,
-    InvalidTraceError for JSON nested deeper than ``MAX_DEPTH``)."""
-    if text.count("[") + text.count("{") > MAX_DEPTH:
-        brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
-        deepest = max(accumulate(1 if c in "[{" else -1 for c in brackets), default=0)
-        if deepest > MAX_DEPTH:
-            raise InvalidTraceError(f"{where}: JSON nested {deepest} deep (at most {MAX_DEPTH} is read)")
-    return json.loads(text)
+    """``json.loads`` with the nesting bounded (JSONDecodeError for text that is not JSON,
+    InvalidTraceError for JSON nested deeper than ``MAX_DEPTH``). The depth is counted only for
+    text that parses (or that the parser finds too deep), so text that is not one document (JSON
+    lines read whole first) is not scanned for it."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        _check_depth(text, where)
+        raise
+    _check_depth(text, where)
+    return value
+
+
+def _check_depth(text: str, where: str) -> None:
+    """InvalidTraceError when ``text`` nests brackets deeper than ``MAX_DEPTH`` (strings aside)."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
+    deepest = max(accumulate(1 if c in "[{" else -1 for c in brackets), default=0)
+    if deepest > MAX_DEPTH:
+        raise InvalidTraceError(f"{where}: JSON nested {deepest} deep (at most {MAX_DEPTH} is read)")
 
 
 def requests(text: str, where: str) -> Iterator[tuple[str, Any]]:
