@@ -18,7 +18,7 @@ from typing import Any
 
 from troth import telemetry
 from troth.agents.run import AgentRun
-from troth.engines.resume import input_hash
+from troth.engines.resume import input_hashes
 from troth.engines.targets import call_target, normalise_output
 from troth.errors import InvalidTranscriptError, ScorerRunError, TrothError
 from troth.evals.entries import ScorerEntry
@@ -68,7 +68,7 @@ async def score_item(
 ) -> Outcome:
     """Score ``item`` (a checked item: ``id``, ``input``, ``output``, ``context``, ...) with
     ``scorers``; with no scorers to run, the target is not called. Never raises."""
-    outcome = Outcome(dict(item), hashes={s.id: input_hash(item, s) for s in scorers})
+    outcome = Outcome(dict(item), hashes=input_hashes(item, scorers))
     trace_id = trace_id or (item.get("metadata") or {}).get("trace_id")
     if item.get("error"):  # a row its reader could not make: failed as data, the run goes on
         outcome.errors["data"] = ItemError(item["error"]["type"], redact(item["error"]["message"]), "data")

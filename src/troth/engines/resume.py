@@ -26,16 +26,25 @@ def stored_hashes(completed: Mapping[tuple[str, str], RunRecord]) -> dict[tuple[
     return {key: record.input_hash for key, record in completed.items()}
 
 
-def input_hash(item: Mapping[str, Any], scorer: Scorer) -> str:
-    """The hash of what a scorer run on ``item`` (as given, before any target ran) depends on."""
-    settings = {k: v for k, v in (scorer.recipe.kwargs if scorer.recipe else {}).items() if _plain(v)}
-    what = {
-        "item": [item.get("input"), item.get("output"), item.get("context"), item.get("ground_truth")],
-        "scorer": [scorer.id, scorer.version, scorer.prompt_version, scorer.judge.model_id if scorer.judge else None,
-                   settings],
-    }  # fmt: skip
-    text = json.dumps(what, sort_keys=True, ensure_ascii=False, default=repr)
-    return hashlib.sha256(text.encode("utf-8", "backslashreplace")).hexdigest()
+def input_hashes(item: Mapping[str, Any], scorers: Sequence[Scorer]) -> dict[str, str]:
+    """Scorer id -> the hash of what that scorer's run on ``item`` (as given, before any target
+    ran) depends on; the item is serialised once for all of them."""
+    if not scorers:
+        return {}
+    fields = [item.get("input"), item.get("output"), item.get("context"), item.get("ground_truth")]
+    base = hashlib.sha256(_text(fields).encode("utf-8", "backslashreplace"))
+    found = {}
+    for scorer in scorers:
+        settings = {k: v for k, v in (scorer.recipe.kwargs if scorer.recipe else {}).items() if _plain(v)}
+        judge = scorer.judge.model_id if scorer.judge else None
+        digest = base.copy()
+        digest.update(_text([scorer.id, scorer.version, scorer.prompt_version, judge, settings]).encode("utf-8"))
+        found[scorer.id] = digest.hexdigest()
+    return found
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr)
 
 
 def _plain(value: Any) -> bool:
@@ -50,9 +59,11 @@ def split_done(
     """The scorers ``item`` still needs, the ids of those whose stored result still holds, and
     whether a stored result was for different content (the item changed)."""
     todo, kept, changed = [], [], False
+    stored = [e.scorer for e in entries if (item["id"], e.scorer.id) in done]
+    hashes = input_hashes(item, stored)
     for entry in entries:
         key = (item["id"], entry.scorer.id)
-        if key in done and done[key] in (None, input_hash(item, entry.scorer)):
+        if key in done and done[key] in (None, hashes[entry.scorer.id]):
             kept.append(entry.scorer.id)  # a record from before hashes were kept counts as done
         else:
             todo.append(entry.scorer)
@@ -60,12 +71,17 @@ def split_done(
     return todo, kept, changed
 
 
+def check_mode(mode: str) -> None:
+    """ConfigError for a ``resume`` that is not one of ``RESUME_MODES``."""
+    if mode not in RESUME_MODES:
+        raise ConfigError(f"resume must be one of {', '.join(RESUME_MODES)}, not {mode!r}")
+
+
 def check_resume(mode: str, entries: Sequence[ScorerEntry], items: Sequence[Mapping[str, Any]], done: Done,
                  eval_id: str) -> None:  # fmt: skip
     """ConfigError for an unknown ``mode``; ChangedItemsError when ``mode`` is strict and an
     item changed since it was scored."""
-    if mode not in RESUME_MODES:
-        raise ConfigError(f"resume must be one of {', '.join(RESUME_MODES)}, not {mode!r}")
+    check_mode(mode)
     if mode != "strict" or not done:
         return
     changed = [str(it["id"]) for it in items if split_done(entries, it, done)[2]]

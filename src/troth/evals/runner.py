@@ -18,7 +18,7 @@ from troth._sync import run_sync
 from troth.engines.base import Engine, EvalJob
 from troth.engines.item import item_error
 from troth.engines.local import LocalEngine
-from troth.engines.resume import ResumeMode, check_resume
+from troth.engines.resume import ResumeMode, check_mode
 from troth.errors import StoreError
 from troth.evals.entries import scorer_entries
 from troth.evals.eval_result import EvalResult, ItemResult, OnItemComplete, summarise
@@ -70,7 +70,7 @@ async def arun_evals(
     if engine is not None and not isinstance(engine, Engine):
         raise TypeError(f"engine must be an engine such as troth.RayEngine(), not {type(engine).__name__}")
     limit = check_rate_limit(settings.rate_limit)
-    check_resume(settings.resume, [], [], {}, "")
+    check_mode(settings.resume)
     runner = engine or LocalEngine()
     source = runner.source(data, target)  # bad data fails before any store or cluster opens
     judges = [judge for entry in entries for judge in entry.scorer.judges()]
