@@ -146,6 +146,17 @@ def assistant_text(messages: list[Any]) -> str:
     return _last_text(messages, "assistant")
 
 
+def answer_text(output: Any) -> str:
+    """A stored output as text: a string as it is, chat messages as the assistant's answer, what
+    cannot be read as such as JSON, nothing for None."""
+    if output is None or isinstance(output, str):
+        return output or ""
+    try:
+        return assistant_text(output)
+    except Exception:  # not messages after all: shown as they are
+        return json.dumps(output, ensure_ascii=False, indent=1, default=str)
+
+
 def user_text(messages: list[Any]) -> str:
     """The user's last question."""
     return _last_text(messages, "user")

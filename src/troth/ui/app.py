@@ -150,14 +150,11 @@ class Pages:
 def raw_text(record: Any, field: str) -> str:
     """A run's input or output as text: a string as it is, chat messages as the assistant's text
     (the output) or JSON (the input)."""
-    from troth.text.transcripts import assistant_text
+    from troth.text.transcripts import answer_text
 
     value = getattr(record, field)
-    if value is None or isinstance(value, str):
-        return value or ""
-    if field == "output":
-        with contextlib.suppress(Exception):
-            return assistant_text(value)
+    if field == "output" or value is None or isinstance(value, str):
+        return answer_text(value)
     return json.dumps(value, ensure_ascii=False, indent=1, default=str)
 
 

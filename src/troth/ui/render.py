@@ -56,20 +56,10 @@ def shown(comparison: Comparison, show: str, page: int, size: int) -> View:
 def answers(diff: Any) -> tuple[Any, Any]:
     """An item's two answers as text, the words that differ marked."""
     from troth.report.page import word_diff
+    from troth.text.transcripts import answer_text
 
-    a, b = word_diff(_answer(diff.output_a), _answer(diff.output_b))
+    a, b = word_diff(answer_text(diff.output_a), answer_text(diff.output_b))
     return markup(a), markup(b)
-
-
-def _answer(output: Any) -> str:
-    from troth.text.transcripts import assistant_text
-
-    if output is None or isinstance(output, str):
-        return output or ""
-    try:
-        return assistant_text(output)
-    except Exception:
-        return str(output)
 
 
 def render(template: str, **values: Any) -> str:
