@@ -128,7 +128,7 @@ class Pages:
         if comparison is not None:
             from troth.ui.render import shown
 
-            view = shown(comparison, request.query_params.get("show", "changed"), _page(request, 1 << 62)[0], PAGE)
+            view = shown(comparison, request.query_params.get("show", "changed"), _asked_page(request), PAGE)
         page = render("compare.html", c=comparison, error=error, evals=evals, limit=100, pick_a=pick_a, pick_b=pick_b,
                       view=view)  # fmt: skip
         return _html(page, 404 if error else 200)
@@ -186,12 +186,17 @@ def _readable(handler: Callable[[Any], Any], store: Path) -> Callable[[Any], Any
 
 
 def _page(request: Any, total: int) -> tuple[int, int]:
+    """The page asked for, within the pages ``total`` rows fill, and how many there are."""
     pages = max(1, math.ceil(total / PAGE))
+    return min(max(_asked_page(request), 1), pages), pages
+
+
+def _asked_page(request: Any) -> int:
+    """The ``page`` query parameter (1 when missing or not a number; not yet clamped)."""
     try:
-        page = int(request.query_params.get("page", "1"))
+        return int(request.query_params.get("page", "1"))
     except ValueError:
-        page = 1
-    return min(max(page, 1), pages), pages
+        return 1
 
 
 def _html(body: str, status: int = 200) -> Any:
