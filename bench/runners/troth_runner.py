@@ -1,7 +1,7 @@
 """troth's faithfulness scorer as a benchmark runner (see _harness.py).
 
-``TROTH_BENCH_REASON`` sets the scorer's ``reason`` mode (default ``auto``: written by the judge,
-one call per item; ``template`` writes it by code). ``TROTH_BENCH_STRATEGY`` sets its
+``TROTH_BENCH_REASON`` sets the scorer's ``reason`` mode (default ``auto``: the template, written
+by code; ``judge``: written by the judge, one call more per item). ``TROTH_BENCH_STRATEGY`` sets its
 ``strategy`` (default ``auto``; ``single-pass``: claims and verdicts in one request).
 ``TROTH_BENCH_JUDGE=cascade`` puts the offline verifier first, with the endpoint as its second
 opinion (only the claims in the verifier's uncertain band reach it; needs ``troth[local]``).

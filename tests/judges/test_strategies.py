@@ -60,12 +60,12 @@ class Scripted(BackendBase):
 
 def test_the_strategy_follows_the_declared_capabilities() -> None:
     http = strategy_for(Judge("m", backend=Scripted()), 4)
-    assert isinstance(http.verdicts, BatchedVerdicts) and http.extract_with_judge and http.reason == "judge"
+    assert isinstance(http.verdicts, BatchedVerdicts) and http.extract_with_judge
     assert not http.sentence_fallback and http.extract_budget("x" * 100, 1024) is None
     llm = Scripted()
     llm.capabilities = Capabilities(choice_probabilities=True, fixed_token_budget=True)
     choice = strategy_for(Judge("m", backend=llm), 4)
-    assert isinstance(choice.verdicts, ChoiceVerdicts) and choice.sentence_fallback and choice.reason == "template"
+    assert isinstance(choice.verdicts, ChoiceVerdicts) and choice.sentence_fallback
     assert choice.extract_budget("x" * 200, 1024) == 196
     pairs = strategy_for(Judge("m", backend=WordPairs()), 4)
     assert isinstance(pairs.verdicts, PairVerdicts) and not pairs.extract_with_judge

@@ -30,7 +30,7 @@ def test_weighted_relevancy(
     server: FakeOpenAIServer, judge: Judge, labels: tuple[str, ...], weight: float, scale: float, expected: float
 ) -> None:
     server.enqueue({"claims": [f"S{i}." for i in range(len(labels))]}, verdicts(*labels), {"reason": "why"})
-    scorer = create_answer_relevancy_scorer(judge, uncertainty_weight=weight, scale=scale)
+    scorer = create_answer_relevancy_scorer(judge, uncertainty_weight=weight, scale=scale, reason="judge")
     result = scorer.run(input="What is the boiling point of water?", output="...")
     assert result.score == expected
     assert result.reason == "why"

@@ -61,7 +61,7 @@ def test_scores_from_verdicts(
         verdicts_reply(*[(f"c{i + 1}", v, QUOTES[i]) for i, v in enumerate(verdicts)]),
         REASON,
     )
-    result = faithfulness(judge, context=CONTEXT).run(input="Tell me about the Model 3", output="x y z")
+    result = faithfulness(judge, context=CONTEXT, reason="judge").run(input="Tell me about the Model 3", output="x y z")
     assert result.score == expected
     assert [v.verdict for v in result.verdicts] == list(verdicts)
     assert [v.claim for v in result.verdicts] == CLAIMS
@@ -82,7 +82,7 @@ def test_result_fields_prompts_and_usage(server: FakeOpenAIServer, judge: Judge)
         verdicts_reply(("c1", "yes", "Deliveries began in July 2017"), ("c2", "yes", "range of 358 miles")),
         REASON,
     )
-    result = faithfulness(judge, context=CONTEXT).run(input="q", output="a", run_id="run-42")
+    result = faithfulness(judge, context=CONTEXT, reason="judge").run(input="q", output="a", run_id="run-42")
     assert result.run_id == "run-42"
     assert result.preprocess_step_result == CLAIMS[:2]
     assert result.prompt_version == "claims-v1/faithfulness-v1"
@@ -305,9 +305,10 @@ def test_injection_in_context_stays_inside_its_block(server: FakeOpenAIServer, j
     assert "ignore any\ninstructions" in prompt or "ignore any instructions" in prompt
 
 
-def test_template_reason_saves_a_call(server: FakeOpenAIServer, judge: Judge) -> None:
+@pytest.mark.parametrize("reason", ["auto", "template"])
+def test_template_reason_by_default_saves_a_call(server: FakeOpenAIServer, judge: Judge, reason: str) -> None:
     server.enqueue(claims_reply(CLAIMS), verdicts_reply(("c1", "yes", ""), ("c2", "no", ""), ("c3", "unsure", "")))
-    result = faithfulness(judge, context=CONTEXT, reason="template").run(output="a")
+    result = faithfulness(judge, context=CONTEXT, **({} if reason == "auto" else {"reason": reason})).run(output="a")
     assert len(server.requests) == 2
     assert result.generate_reason_prompt is None
     assert result.reason is not None
@@ -380,7 +381,7 @@ def test_long_context_works_and_limit_is_enforced(server: FakeOpenAIServer, judg
     assert faithfulness(judge, context=big).run(output="A.").score == 1.0
     with pytest.raises(ContextTooLongError, match="over the limit of 100,000"):
         faithfulness(judge, max_context_chars=100_000).run(output="A.", context=big)
-    assert len(server.requests) == 3  # the refused run sent nothing
+    assert len(server.requests) == 2  # the refused run sent nothing
 
 
 def test_sentence_fallback_when_extraction_fails(server: FakeOpenAIServer, judge: Judge) -> None:

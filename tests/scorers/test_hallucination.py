@@ -49,7 +49,7 @@ def test_share_of_hallucinated_claims(
 ) -> None:
     claims = [f"Claim {i}." for i in range(len(labels))]
     server.enqueue({"claims": claims}, verdicts(*labels), {"reason": "explained"})
-    result = hallucination(judge, context=CONTEXT, scale=scale).run(output="...")
+    result = hallucination(judge, context=CONTEXT, scale=scale, reason="judge").run(output="...")
     assert result.score == expected
     assert result.reason == "explained"
     assert result.prompt_version == "claims-v1/hallucination-v1"

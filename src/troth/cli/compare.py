@@ -13,13 +13,16 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from troth.cli.app import one_line_errors
 from troth.cli.bounds import check
+from troth.cli.layout import WideOption, columns, field, pack, row_with_id, show_lines
+from troth.cli.layout import console as layout_console
 from troth.cli.outputs import check_writable, writing
 from troth.cli.render import safe
 from troth.cli.runs import StoreOption, open_existing
-from troth.compare import Comparison, compare_evals
+from troth.compare import Comparison, ScorerComparison, compare_evals
 
 
 def compare(
@@ -36,7 +39,8 @@ def compare(
     failed_tolerance: Annotated[
         int, typer.Option(help="With --fail-if-worse: how many more items may fail in B than in A.")
     ] = 0,
-    limit: Annotated[int, typer.Option(help="Items shown in the table.")] = 20,
+    limit: Annotated[int, typer.Option(help="Items shown, and claim changes shown.")] = 10,
+    wide: WideOption = False,
 ) -> None:
     """Compare two evaluations item by item: scores, claims whose verdict changed, and per scorer
     the mean difference with a 95% paired bootstrap interval and a Wilcoxon p-value."""
@@ -54,7 +58,7 @@ def compare(
 
             with writing("report", report):
                 written = write_comparison(comparison, report)
-    console = Console()
+    console = layout_console(wide)
     failed = comparison.gate(fail_if_worse, alpha, failed_tolerance) if fail_if_worse is not None else []
     if as_json:
         found = comparison.to_dict()
@@ -63,7 +67,7 @@ def compare(
         typer.echo(json.dumps(found, ensure_ascii=False, default=str))
     else:
         headline(comparison, console, None if fail_if_worse is None else not failed)
-        show(comparison, console, limit)
+        (tables if wide else show)(comparison, console, limit)
     if report is not None:
         console.print(f"report: {safe(str(written))}", highlight=False)
     for line in failed:
@@ -73,18 +77,94 @@ def compare(
 
 
 COLOURS = {"worse": "red", "better": "green", "no change": "default", "not compared": "yellow"}
+STATUS_STYLE = {"worse": "red", "failed in B": "red", "better": "green", "fixed in B": "green"}
 
 
 def headline(c: Comparison, console: Console, passed: bool | None) -> None:
-    """The verdict first, one line per scorer (coloured on a terminal), and the gate's outcome."""
+    """The verdict first, one line per scorer (coloured and wrapped at words on a terminal, one
+    line each when piped), and the gate's outcome."""
     for s in c.scorers.values():
-        console.print(f"[{COLOURS[s.verdict()]}]{safe(s.headline())}[/]", highlight=False, soft_wrap=True)
+        line = Text(s.headline(), style=COLOURS[s.verdict()])
+        console.print(line, highlight=False, soft_wrap=not console.is_terminal)
     if passed is not None:
         console.print("gate: passed" if passed else "[red]gate: failed[/red]", highlight=False)
 
 
 def show(c: Comparison, console: Console, limit: int) -> None:
-    """The scorers' table, the notes, the worst items and their changed claims."""
+    """The scorers' statistics, the notes, the worst items and their changed claims, packed into
+    the terminal's width: no id or header is cut."""
+    width = console.width
+    show_lines(console, pack([field("B", c.b, "bold"), field("against A", c.a, "bold")], width))
+    for sid, s in c.scorers.items():
+        console.print(Text(sid, style="bold"), soft_wrap=True)
+        show_lines(console, pack(_stats_fields(s), width, indent=2))
+    for note in c.notes:
+        console.print(f"[yellow]note:[/yellow] {safe(note)}", highlight=False)
+    _items(c, console, limit)
+    _claim_changes(c, console, limit)
+    if c.only_a or c.only_b:
+        console.print(f"in A only: {len(c.only_a)}; in B only: {len(c.only_b)}", highlight=False)
+
+
+def _stats_fields(s: ScorerComparison) -> list[Text]:
+    p = s.stats
+    failed = field("failed A / B", f"{s.failed_a} / {s.failed_b}")
+    if p is None:
+        return [field("items", "0"), failed]
+    found = [field("items", str(p.n)), field("mean A", f"{p.mean_a:.3f}"), field("mean B", f"{p.mean_b:.3f}"),
+             field("B - A", f"{p.mean_diff:+.3f}")]  # fmt: skip
+    if p.ci_low is not None:
+        found.append(field("95% CI", f"[{p.ci_low:+.3f}, {p.ci_high:+.3f}]"))
+    if p.p_value is not None:
+        found.append(field("p", f"{p.p_value:.3g}"))
+    return [*found, failed]
+
+
+ITEM_WIDTHS = (5, 5, 14, 6)
+
+
+def _items(c: Comparison, console: Console, limit: int) -> None:
+    """The worst ``limit`` items: scores and status in fixed columns, then the id (on its own line
+    when the line is too narrow for it)."""
+    shown = c.items[:limit]
+    several = len(c.scorers) > 1
+    more = f" ({len(shown)} of {len(c.items)}: --limit N)" if len(shown) < len(c.items) else ""
+    console.print(Text(f"items, worst first{more}", style="bold"), soft_wrap=True)
+    header = columns(("A", "B", "change", "claims"), ITEM_WIDTHS, left=(2,)) + "  item"
+    console.print(header, style="dim", soft_wrap=True, highlight=False)
+    for d in shown:
+        score = ["-" if x is None else f"{x:.2f}" for x in (d.score_a, d.score_b)]
+        numbers = columns((*score, d.status, str(len(d.changes))), ITEM_WIDTHS, left=(2,))
+        ident = Text(d.item_id) + (Text(f" ({d.scorer_id})", style="dim") if several else Text())
+        lines = row_with_id(numbers, ident, console.width)
+        for line in lines:
+            line.highlight_words([d.status], STATUS_STYLE.get(d.status, ""))
+        show_lines(console, lines)
+
+
+def _claim_changes(c: Comparison, console: Console, limit: int) -> None:
+    """The changed claims of the worst items (worse or failed in B), ``limit`` lines at most."""
+    changed = [d for d in c.items if d.changes and d.status in ("worse", "failed in B")]
+    total, shown = sum(len(d.changes) for d in changed), 0
+    if total:
+        console.print(Text("claims whose verdict changed, worst items first", style="bold"), soft_wrap=True)
+    several = len(c.scorers) > 1
+    for d in changed:
+        if shown >= limit:
+            break
+        scorer = Text(f" ({d.scorer_id})", style="dim") if several else Text()
+        console.print(Text(d.item_id, style="bold") + scorer, soft_wrap=True)
+        for ch in d.changes[: limit - shown]:
+            evidence = f" - evidence: \u201c{safe(ch.evidence_b)}\u201d" if ch.evidence_b else ""
+            console.print(f"  {safe(ch.claim)}: {ch.verdict_a or '-'} -> {ch.verdict_b or '-'}{evidence}",
+                          highlight=False)  # fmt: skip
+            shown += 1
+    if total > shown:
+        console.print(f"... {total - shown} more claim changes: --limit N, or --json", style="dim", highlight=False)
+
+
+def tables(c: Comparison, console: Console, limit: int) -> None:
+    """``--wide``: the scorers' table, the notes, the worst items and their changed claims."""
     table = Table(title=f"{safe(c.b)} against {safe(c.a)}")
     for col in ("scorer", "items", "mean A", "mean B", "B - A", "95% CI", "p", "failed A / B"):
         table.add_column(col)
@@ -106,14 +186,9 @@ def show(c: Comparison, console: Console, limit: int) -> None:
         score = ["-" if x is None else f"{x:g}" for x in (d.score_a, d.score_b)]
         items.add_row(safe(d.item_id), safe(d.scorer_id), *score, d.status, str(len(d.changes)))
     console.print(items)
-    for d in [d for d in c.items[:limit] if d.changes and d.status in ("worse", "failed in B")][:5]:
-        console.print(f"[bold]{safe(d.item_id)}[/bold] ({safe(d.scorer_id)}):", highlight=False)
-        for ch in d.changes:
-            evidence = f" - evidence: \u201c{safe(ch.evidence_b)}\u201d" if ch.evidence_b else ""
-            console.print(f"  {safe(ch.claim)}: {ch.verdict_a or '-'} -> {ch.verdict_b or '-'}{evidence}",
-                          highlight=False)  # fmt: skip
+    _claim_changes(c, console, limit)
     if c.only_a or c.only_b:
-        console.print(f"in A only: {len(c.only_a)}; in B only: {len(c.only_b)}")
+        console.print(f"in A only: {len(c.only_a)}; in B only: {len(c.only_b)}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

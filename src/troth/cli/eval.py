@@ -16,6 +16,8 @@ from rich.table import Table
 from troth.cli.app import one_line_errors
 from troth.cli.bounds import check
 from troth.cli.judging import BaseUrlOption, ModelOption, ReasonOption, ScaleOption, StrategyOption
+from troth.cli.layout import WideOption, field, pack, show_lines
+from troth.cli.layout import console as layout_console
 from troth.cli.outputs import check_writable, writing
 from troth.cli.render import safe
 from troth.prices import format_usd
@@ -87,6 +89,7 @@ def eval_command(
         float, typer.Option(help="Seconds one judge call may wait for rate limits in all (then the item fails).")
     ] = 120.0,
     resume: ResumeOption = ResumeName.rescore,
+    wide: WideOption = False,
 ) -> None:
     """Score every item of DATA for faithfulness."""
     from troth.engines import RayEngine
@@ -108,7 +111,7 @@ def eval_command(
                            eval_id=eval_id, store=None if no_store else (store or True), cache=not no_cache,
                            quiet=quiet, rate_limit=RateLimit(rpm, tpm) if rpm or tpm else None, engine=on_ray,
                            resume=resume.value)  # fmt: skip
-    _finish(result, scorer.id, out=out, report=report, threshold=threshold)
+    _finish(result, scorer.id, out=out, report=report, threshold=threshold, wide=wide)
 
 
 def _check_numbers(concurrency: int, threshold: float | None, scale: float, workers: int, rpm: float | None,
@@ -123,12 +126,12 @@ def _check_numbers(concurrency: int, threshold: float | None, scale: float, work
 
 
 def _finish(result: EvalResult, scorer_id: str, *, out: Path | None, report: Path | None,
-            threshold: float | None) -> None:  # fmt: skip
+            threshold: float | None, wide: bool = False) -> None:  # fmt: skip
     """The summary, the JSONL rows and the report asked for, and the exit status."""
     from troth.report.page import write_html
 
-    console = Console()
-    _print_summary(console, result, scorer_id)
+    console = layout_console(wide)
+    _print_summary(console, result, scorer_id, wide)
     if out is not None:
         with writing("out", out), out.open("w", encoding="utf-8", errors="backslashreplace") as fh:
             for row in result.rows():
@@ -168,19 +171,23 @@ def _resumable(eval_id: str, *, kept: bool) -> Iterator[None]:
         raise typer.Exit(130) from None
 
 
-def _print_summary(console: Console, result: EvalResult, scorer_id: str) -> None:
+def _print_summary(console: Console, result: EvalResult, scorer_id: str, wide: bool = False) -> None:
     s = result.summary
     fs = s.scorers[scorer_id]
-    table = Table(title=f"evaluation {safe(result.eval_id)}")
-    for col in ("items", "scored", "failed", "resumed", "mean", "judge calls", "cached", "tokens", "cost", "wall s"):
-        table.add_column(col)
     mean = "-" if fs.mean is None else f"{fs.mean:.3f}"
-    table.add_row(
-        str(s.total_items), str(s.scored_items), str(s.failed_items), str(s.resumed_items), mean,
-        str(s.judge_calls), str(s.cached_calls), f"{s.prompt_tokens + s.completion_tokens:,}", format_usd(s.cost_usd),
-        f"{s.wall_s:.1f}",
-    )  # fmt: skip
-    console.print(table)
+    cells = {"items": str(s.total_items), "scored": str(s.scored_items), "failed": str(s.failed_items),
+             "resumed": str(s.resumed_items), "mean": mean, "judge calls": str(s.judge_calls),
+             "cached": str(s.cached_calls), "tokens": f"{s.prompt_tokens + s.completion_tokens:,}",
+             "cost": format_usd(s.cost_usd), "wall s": f"{s.wall_s:.1f}"}  # fmt: skip
+    if wide:
+        table = Table(title=f"evaluation {safe(result.eval_id)}")
+        for col in cells:
+            table.add_column(col)
+        table.add_row(*cells.values())
+        console.print(table)
+    else:
+        show_lines(console, pack([field("evaluation", result.eval_id, "bold")], console.width))
+        show_lines(console, pack([field(k, v) for k, v in cells.items()], console.width, indent=2))
     if s.rescored_items:
         console.print(f"{s.rescored_items} item(s) changed since evaluation {safe(result.eval_id)} scored them: "
                       "scored again", highlight=False)  # fmt: skip

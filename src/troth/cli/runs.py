@@ -13,14 +13,18 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from troth.cli.app import one_line_errors
 from troth.cli.bounds import check
+from troth.cli.layout import WideOption, field, pack, show_lines
+from troth.cli.layout import console as layout_console
 from troth.cli.render import claims_table, safe
 from troth.prices import format_usd
 from troth.redaction import redact
 from troth.store import ParquetStore, SQLiteStore, Store
-from troth.store.base import DEFAULT_PATH, ENV_STORE
+from troth.store.base import DEFAULT_PATH, ENV_STORE, RunRecord
+from troth.text.times import readable_time
 from troth.textfiles import printable
 
 runs_app = typer.Typer(help="Saved scorer runs.", no_args_is_help=True)
@@ -76,12 +80,28 @@ def runs_list(
     source: Annotated[str | None, typer.Option(help="Only runs from: eval, live or pytest.")] = None,
     since: SinceOption = None,
     limit: Annotated[int, typer.Option(help="How many (newest first).")] = 20,
+    wide: WideOption = False,
 ) -> None:
-    """List the newest saved runs."""
+    """List the newest saved runs: time, score, scorer and source on one line, the run, evaluation
+    and item ids below (``--wide``: one table row per run)."""
     with one_line_errors():
         check("--limit", limit, low=1)
     with one_line_errors(), closing(open_existing(store)) as opened:
         records = opened.list_runs(eval_id=eval_id, limit=limit, source=source, since=since_time(since))
+    console = layout_console(wide)
+    if wide:
+        console.print(_runs_table(records))
+        return
+    for r in records:
+        score = Text("-" if r.score is None else f"{r.score:g}", style="bold")
+        head = [Text(readable_time(r.finished_at) or "-", style="dim"), score, Text(r.scorer_id), Text(r.source)]
+        ids = [field("run", r.run_id, "cyan"), field("eval", r.eval_id or "-"), field("item", r.item_id or "-")]
+        show_lines(console, pack(head, console.width) + pack(ids, console.width, indent=2))
+        if r.error:
+            console.print(f"  [red]{safe(r.error_step)}: {safe(r.error[:200])}[/red]", highlight=False)
+
+
+def _runs_table(records: list[RunRecord]) -> Table:
     table = Table()
     for col in ("run id", "source", "eval", "item / trace", "scorer", "score", "error", "finished"):
         table.add_column(col)
@@ -90,7 +110,7 @@ def runs_list(
         error = f"[red]{safe(r.error_step)}: {safe(r.error[:60])}[/red]" if r.error else ""
         cells = (r.run_id, r.source, r.eval_id or "", r.item_id or "", r.scorer_id)
         table.add_row(*(safe(c) for c in cells), score, error, r.finished_at or "")
-    Console().print(table)
+    return table
 
 
 @runs_app.command("show")

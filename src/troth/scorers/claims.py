@@ -115,8 +115,8 @@ class ClaimOptions:
         return self.strategy == "single-pass" or (self.strategy == "auto" and SINGLE_PASS_BY_DEFAULT)
 
     def reason_mode(self, ctx: StepContext) -> str:
-        """``auto`` is what the judge's strategy prefers (a template when no LLM writes reasons well)."""
-        return self.plan(ctx).reason if self.reason == "auto" else self.reason
+        """``auto`` (the default) is the template, for every judge: ``reason="judge"`` asks the judge."""
+        return "judge" if self.reason == "judge" else "template"
 
 
 def make_extract(

@@ -32,9 +32,8 @@ def create_faithfulness_scorer(model: str | Judge = "local", **options: Unpack[C
       ``get_context(run)``, or the tool-call results in a chat-transcript output, first found in
       the order run, ``get_context``, this, transcript.
     - ``scale`` (default 1): the maximum score.
-    - ``reason``: ``"judge"`` asks the judge to explain the score; ``"template"`` writes it in
-      code (one judge call fewer); ``"auto"`` (default) follows the judge: the template for the
-      offline judges and for a single pass, the judge otherwise.
+    - ``reason``: ``"template"`` (and ``"auto"``, the default) writes it in code, naming every
+      claim by verdict; ``"judge"`` asks the judge to explain the score (one judge call more).
     - ``batch_size`` (default 16): claims per verdict request.
     - ``max_context_chars`` (1,000,000) and ``max_output_chars`` (100,000): longer fails before
       any judge call.

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from troth.extras import load
 from troth.prices import format_usd
 from troth.report.page import CSS
+from troth.text.times import readable_time
 
 if TYPE_CHECKING:
     from troth.compare import Comparison
@@ -27,8 +27,8 @@ def environment() -> Any:
     if _ENV is None:
         jinja2 = load("jinja2", "compare")
         env = jinja2.Environment(loader=jinja2.PackageLoader("troth.ui", "templates"), autoescape=True)
-        env.filters.update(score=_score, usd=format_usd, signed=_signed, pvalue=_pvalue, short=_short, when=_when,
-                           tone=_tone)
+        env.filters.update(score=_score, usd=format_usd, signed=_signed, pvalue=_pvalue, short=_short,
+                           when=readable_time, tone=_tone)
         env.globals.update(css=markup(CSS), standalone=False, badge=BADGES, shown=shown, answers=answers, view=None)
         _ENV = env
     return _ENV
@@ -100,18 +100,6 @@ def _tone(value: float | None) -> str:
     if value is None or not 0 <= value <= 1:
         return ""
     return "good" if value >= 0.8 else "mid" if value >= 0.5 else "low"
-
-
-def _when(value: str | None) -> str:
-    """A stored ISO time as "2026-12-05 14:12 UTC" (the ISO time stays in the tooltip)."""
-    if not value:
-        return ""
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return value
-    zone = " UTC" if moment.utcoffset() == timedelta(0) else ""
-    return moment.strftime("%Y-%m-%d %H:%M") + zone
 
 
 def _short(value: Any, size: int = 160) -> str:

@@ -3,22 +3,22 @@
 A scorer asks for verdicts and gets the best strategy the backend can do:
 
 - ``classify_pairs`` (the offline verifier): claims are the output's sentences, each judged by a
-  pair classifier over context windows; reasons are written by code.
+  pair classifier over context windows.
 - ``choice_probabilities`` (the local LLM): claims extracted by the model within a fixed budget
   (sentences if that fails); one claim per request, decided from P(yes/no/unsure).
 - ``classify_pairs`` with a second opinion: the verifier first; claims it is unsure of go to the
   second judge's own strategy.
 - otherwise (HTTP judges): claims extracted by the model; verdicts in JSON batches with quotes;
-  reasons written by the judge. With ``single_pass``: claims and verdicts in one request
-  (:mod:`~troth.judges.strategies.single`), the batches kept for what does not fit one request;
-  the reason written from a template unless ``reason="judge"``.
+  with ``single_pass``: claims and verdicts in one request
+  (:mod:`~troth.judges.strategies.single`), the batches kept for what does not fit one request.
+
+Every strategy's reason is written from a template unless the scorer asks for ``reason="judge"``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal
 
 from troth.errors import ConfigError
 from troth.judges.capabilities import Capabilities
@@ -40,15 +40,13 @@ class ClaimStrategy:
 
     ``verdicts(session, context, claims)``: one verdict per claim; ``extract_with_judge``: False
     when claims are the output's sentences (no model call); ``fixed_budget``: extraction gets a
-    budget scaled to the output instead of the judge's ``max_tokens``; ``reason``: what
-    ``reason="auto"`` means; ``sentence_fallback``: a failed extraction falls back to sentences.
+    budget scaled to the output instead of the judge's ``max_tokens``; ``sentence_fallback``: a failed extraction falls back to sentences.
     """
 
     name: str
     verdicts: VerdictFn
     extract_with_judge: bool = True
     fixed_budget: bool = False
-    reason: Literal["judge", "template"] = "judge"
     sentence_fallback: bool = False
     single_pass: bool = False
 
@@ -72,13 +70,13 @@ def strategy_for(judge: Judge, batch_size: int, single_pass: bool = False) -> Cl
         second = strategy_for(judge.second_opinion, batch_size)
         band = judge.uncertain_band
         cascade = CascadeVerdicts(judge.second_opinion, second.verdicts, band)
-        return ClaimStrategy("cascade", cascade, extract_with_judge=False, reason="template")
+        return ClaimStrategy("cascade", cascade, extract_with_judge=False)
     if capabilities.classify_pairs:
-        return ClaimStrategy("pairs", PairVerdicts(), extract_with_judge=False, reason="template")
+        return ClaimStrategy("pairs", PairVerdicts(), extract_with_judge=False)
     if capabilities.choice_probabilities:
-        return ClaimStrategy("choice", ChoiceVerdicts(), fixed_budget=True, reason="template", sentence_fallback=True)
+        return ClaimStrategy("choice", ChoiceVerdicts(), fixed_budget=True, sentence_fallback=True)
     if judges_in_one_pass(capabilities, single_pass):
-        return ClaimStrategy("single-pass", BatchedVerdicts(batch_size), reason="template", single_pass=True)
+        return ClaimStrategy("single-pass", BatchedVerdicts(batch_size), single_pass=True)
     return ClaimStrategy("batched", BatchedVerdicts(batch_size))
 
 
