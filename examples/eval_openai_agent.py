@@ -15,6 +15,6 @@ if __name__ == "__main__":
     with server:
         model = OpenAIChatCompletionsModel(model=name, openai_client=AsyncOpenAI(base_url=base_url, api_key="k"))
         agent = Agent(name="city", instructions="Answer from the records.", tools=[function_tool(lookup)], model=model)
-        result = run_evals(QUESTIONS, [create_faithfulness_scorer("local")], target=agent, store=None)
+        result = run_evals(QUESTIONS, [create_faithfulness_scorer("verifier")], target=agent, store=None)
     for item in result.items:
         print(item.id, item.results["faithfulness"].score, item.metadata["agent"]["tool_calls"][0]["name"])

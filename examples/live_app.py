@@ -51,7 +51,7 @@ def create_app(
     agent_base_url: str,
     agent_model: str,
     agent_api_key: str = "not-needed",
-    judge: Judge | str | None = "local",
+    judge: Judge | str | None = "verifier",
     sampling: float = 1.0,
     store: Any = True,
     isolate: Literal["thread", "process"] = "process",
@@ -105,7 +105,7 @@ def from_env() -> Starlette:
         agent_base_url=os.environ["AGENT_BASE_URL"],
         agent_model=os.environ.get("AGENT_MODEL", "agent"),
         agent_api_key=os.environ.get("AGENT_API_KEY", "not-needed"),
-        judge=os.environ.get("TROTH_JUDGE", "local"),
+        judge=os.environ.get("TROTH_JUDGE", "verifier"),
         sampling=float(os.environ.get("TROTH_SAMPLING", "1.0")),
         isolate=os.environ.get("TROTH_ISOLATE", "process"),  # type: ignore[arg-type]  # the Monitor checks it
     )

@@ -56,11 +56,11 @@ def raises_missing(python: Path, code: str, install: str) -> None:
 @pytest.mark.parametrize(
     ("code", "install"),
     [
-        ('troth.create_faithfulness_scorer("local")', 'pip install "troth[local]"'),
-        ('troth.create_hallucination_scorer(troth.Judge("verifier"))', 'pip install "troth[local]"'),
-        ('troth.create_answer_relevancy_scorer("llm")', 'pip install "troth[local-llm]"'),
+        ('troth.create_faithfulness_scorer("local")', 'pip install "troth[verifier]"'),
+        ('troth.create_hallucination_scorer(troth.Judge("verifier"))', 'pip install "troth[verifier]"'),
+        ('troth.create_answer_relevancy_scorer("llm")', 'pip install "troth[llm]"'),
         ("troth.RayEngine(workers=2)", 'pip install "troth[ray]"'),
-        ('troth.ParquetStore("runs.parquet")', 'pip install pyarrow (or "troth[ray]")'),
+        ('troth.ParquetStore("runs.parquet")', 'pip install "troth[parquet]"'),
         ("import troth.otel", 'pip install "troth[otel]"'),
     ],
 )
@@ -72,8 +72,30 @@ def test_the_cli_names_the_extra_in_one_line_and_http_judges_need_none(bare_pyth
     out = run(bare_python, "-m", "troth", "score", "--example")
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip() == (
-        'error: The claim verifier needs onnxruntime, tokenizers and numpy, not installed; install it with: '
-        'pip install "troth[local]"'
+        'error: The claim verifier needs numpy, onnxruntime and tokenizers, not installed; install it with: '
+        'pip install "troth[verifier]"'
     )
     built = run(bare_python, "-c", 'import troth; troth.create_faithfulness_scorer("openai/gpt-4o-mini"); print("ok")')
     assert built.stdout.strip() == "ok", built.stderr
+
+
+def test_every_extra_the_code_names_is_declared_once_in_pyproject() -> None:
+    """The extras come from the package's metadata (pyproject.toml), nowhere else: each name the
+    code passes to ``require``/``load`` or declares as a backend's ``EXTRA`` is a declared extra,
+    the earlier names install the same, and the metadata matches pyproject.toml."""
+    import re
+
+    from troth import extras
+
+    optional = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert set(extras.declared()) == set(optional)  # the installed metadata is pyproject.toml's
+    named = set()
+    for path in (ROOT / "src" / "troth").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        named |= set(re.findall(r'(?:require|load)\((?:"[^"]+", )?"([a-z-]+)"\)', text))
+        named |= set(re.findall(r'^EXTRA = "([a-z-]+)"', text, re.M))
+    assert named and named <= set(optional), named - set(optional)
+    assert set(extras.PURPOSES) <= set(optional)
+    assert extras.distributions("local") == extras.distributions("verifier") == ["numpy", "onnxruntime", "tokenizers"]
+    assert extras.distributions("local-llm") == extras.distributions("llm")
+    assert extras.install_command("local") == 'pip install "troth[verifier]"'

@@ -4,7 +4,7 @@
 by code; ``judge``: written by the judge, one call more per item). ``TROTH_BENCH_STRATEGY`` sets its
 ``strategy`` (default ``auto``; ``single-pass``: claims and verdicts in one request).
 ``TROTH_BENCH_JUDGE=cascade`` puts the offline verifier first, with the endpoint as its second
-opinion (only the claims in the verifier's uncertain band reach it; needs ``troth[local]``).
+opinion (only the claims in the verifier's uncertain band reach it; needs ``troth[verifier]``).
 """
 
 from __future__ import annotations

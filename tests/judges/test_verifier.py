@@ -92,7 +92,7 @@ def test_a_corrupt_weight_file_is_a_typed_error_naming_it(copied: Path) -> None:
     data = bytearray((copied / "model.onnx").read_bytes())
     data[len(data) // 2] ^= 0xFF
     (copied / "model.onnx").write_bytes(bytes(data))
-    with pytest.raises(ModelLoadError, match=r"model\.onnx is corrupt.*pip install \"troth\[local\]\""):
+    with pytest.raises(ModelLoadError, match=r"model\.onnx is corrupt.*pip install \"troth\[verifier\]\""):
         create_faithfulness_scorer(f"local/{copied}", context=CONTEXT).run(output="Deliveries began in 2017.")
 
 

@@ -58,7 +58,7 @@ DataArgument = Annotated[
 
 def eval_command(
     data: DataArgument,
-    model: ModelOption = "local",
+    model: ModelOption = "verifier",
     base_url: BaseUrlOption = None,
     concurrency: Annotated[int, typer.Option(help="Judge calls in flight at most (Ray: per worker).")] = 8,
     eval_id: Annotated[str | None, typer.Option(help="Name of the evaluation; reuse it to resume.")] = None,

@@ -10,7 +10,11 @@ from troth.scorers.claims import JudgingStrategy
 from troth.scorers.reasons import ReasonMode
 
 ModelOption = Annotated[
-    str, typer.Option(help="Judge: 'local' (the offline claim verifier), 'llm' (a local LLM) or 'provider/model'.")
+    str,
+    typer.Option(
+        help="Judge: 'verifier' (the offline claim verifier; 'local' is its earlier name), 'llm' (an LLM run by "
+        "llama.cpp) or 'provider/model'."
+    ),
 ]
 BaseUrlOption = Annotated[str | None, typer.Option(help="OpenAI-compatible server (then --model is its name).")]
 ScaleOption = Annotated[float, typer.Option(help="Maximum score.")]

@@ -26,7 +26,7 @@ def score(
     output: Annotated[str | None, typer.Option(help="The answer to check: TEXT, @file or @- (stdin).")] = None,
     context: Annotated[list[str] | None, typer.Option(help="A context segment: TEXT or @file; repeatable.")] = None,
     input: Annotated[str | None, typer.Option("--input", help="The question (TEXT or @file).")] = None,
-    model: ModelOption = "local",
+    model: ModelOption = "verifier",
     base_url: BaseUrlOption = None,
     scale: ScaleOption = 1.0,
     strategy: StrategyOption = "auto",

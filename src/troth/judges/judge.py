@@ -34,7 +34,7 @@ class Judge:
 
     >>> Judge("openai/gpt-4o-mini")                                   # key from OPENAI_API_KEY
     >>> Judge("my-model", base_url="http://127.0.0.1:8000/v1", api_key="x")  # vLLM, llama.cpp, ...
-    >>> Judge("local")                   # offline: the claim verifier, in-process ("verifier")
+    >>> Judge("verifier")                # offline: the claim verifier, in-process (alias "local")
     >>> Judge("llm")                     # offline: a local LLM through llama.cpp
 
     ``output_retries`` bounds how often an invalid answer is asked again (with the

@@ -30,7 +30,7 @@ IN_PROCESS: dict[str, str] = {
 """In-process backends: provider name -> module with ``from_options``. ``"name"`` alone means its default model."""
 
 ALIASES: dict[str, str] = {
-    "local": "verifier",  # the offline default: ``local`` and ``local/<verifier>`` mean the verifier
+    "local": "verifier",  # the verifier's earlier name: ``local`` and ``local/<verifier>`` still work
     "local-llm": "llm",  # the local LLM's earlier name
 }
 """Other names of in-process providers."""

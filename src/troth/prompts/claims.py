@@ -213,9 +213,9 @@ SINGLE_VERDICT_CHOICES = ("yes", "no", "unsure")
 """The one-word answers whose probabilities decide a verdict when the judge can read them."""
 
 SINGLE_VERDICT_REASON = {
-    "yes": "The local judge found the claim stated in the context.",
-    "no": "The local judge found the claim contradicted by the context.",
-    "unsure": "The local judge found nothing in the context about the claim.",
+    "yes": "The LLM judge found the claim stated in the context.",
+    "no": "The LLM judge found the claim contradicted by the context.",
+    "unsure": "The LLM judge found nothing in the context about the claim.",
 }
 
 

@@ -22,10 +22,11 @@ FAITHFULNESS = C.ContextClaimKind(
 
 
 @rebuildable
-def create_faithfulness_scorer(model: str | Judge = "local", **options: Unpack[C.ContextClaimOptions]) -> Scorer:
+def create_faithfulness_scorer(model: str | Judge = "verifier", **options: Unpack[C.ContextClaimOptions]) -> Scorer:
     """Faithfulness: (claims the context supports / all claims) * ``scale``.
 
-    ``model``: ``"local"`` (the offline claim verifier, the default), ``"llm"`` (a local LLM),
+    ``model``: ``"verifier"`` (the offline claim verifier, the default; ``"local"`` is its earlier
+    name), ``"llm"`` (an LLM run by llama.cpp in a child process),
     ``"provider/model"`` or a :class:`~troth.Judge`. Keyword options:
 
     - ``context``: the context (a string or list of strings); else ``context=`` given to the run,

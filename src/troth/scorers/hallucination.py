@@ -26,7 +26,7 @@ HALLUCINATION = C.ContextClaimKind(
 
 
 @rebuildable
-def create_hallucination_scorer(model: str | Judge = "local", **options: Unpack[C.ContextClaimOptions]) -> Scorer:
+def create_hallucination_scorer(model: str | Judge = "verifier", **options: Unpack[C.ContextClaimOptions]) -> Scorer:
     """Hallucination: (contradicted + unstated claims) / all claims * ``scale``; lower is better.
 
     ``model`` and the keyword options as for

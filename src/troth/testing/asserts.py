@@ -3,8 +3,8 @@
 Each scores the output, raises ``AssertionError`` with the score, the threshold and the
 failing claims with their reasons, and returns the :class:`~troth.values.ScoreResult` on
 success. The judge is ``model=`` (a string or Judge), else ``$TROTH_MODEL`` (the pytest
-plugin's ``--troth-model`` sets it), else the offline judge: the verifier (``"local"``) for
-faithfulness and hallucination, the local LLM (``"llm"``) for relevancy, which a pair
+plugin's ``--troth-model`` sets it), else the offline judge: the verifier (``"verifier"``) for
+faithfulness and hallucination, the LLM (``"llm"``) for relevancy, which a pair
 classifier cannot judge.
 """
 
@@ -29,7 +29,7 @@ RECORDER: ContextVar[Recorder | None] = ContextVar("troth_recorder", default=Non
 """Told of every check made while it is set: the pytest plugin sets its score log around each test."""
 
 
-def default_judge(model: str | Judge | None = None, offline: str = "local") -> Judge:
+def default_judge(model: str | Judge | None = None, offline: str = "verifier") -> Judge:
     """``model``, else ``$TROTH_MODEL`` (with ``$TROTH_BASE_URL`` for a server), else ``offline``."""
     if isinstance(model, Judge):
         return model

@@ -53,7 +53,7 @@ class ScoreLog:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("troth", "troth faithfulness scoring")
-    group.addoption("--troth-model", help="judge for troth's assert helpers: 'local', 'llm' or 'provider/model'")
+    group.addoption("--troth-model", help="judge for troth's assert helpers: 'verifier', 'llm' or 'provider/model'")
     group.addoption("--troth-base-url", help="OpenAI-compatible server for --troth-model")
     group.addoption("--troth-store", help="save every score of the session in this SQLite store")
     group.addoption("--troth-eval-id", help="the evaluation id the session's scores are saved under")
@@ -124,8 +124,8 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
 
 @pytest.fixture
 def troth_judge(pytestconfig: pytest.Config) -> Judge:
-    """The judge chosen with --troth-model / --troth-base-url (default: the local judge)."""
-    model = pytestconfig.getoption("--troth-model") or os.environ.get(asserts.ENV_MODEL) or "local"
+    """The judge chosen with --troth-model / --troth-base-url (default: the verifier)."""
+    model = pytestconfig.getoption("--troth-model") or os.environ.get(asserts.ENV_MODEL) or "verifier"
     base_url = pytestconfig.getoption("--troth-base-url") or os.environ.get(asserts.ENV_BASE_URL)
     return Judge(model, base_url=base_url) if base_url else Judge(model)
 

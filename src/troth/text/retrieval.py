@@ -1,6 +1,6 @@
 """Per-claim retrieval: the context sentences most relevant to a claim, within a size budget.
 
-Used by the local judge when a context does not fit its window: each claim is then judged
+Used by the LLM judge when a context does not fit its window: each claim is then judged
 against the BM25-ranked sentences that fit (kept in their original order). Lexical ranking
 suits the task, since a claim about a text mostly reuses its words, names and numbers.
 """
@@ -19,7 +19,7 @@ def select_sentences(context: list[str], claim: str, budget_chars: int) -> list[
 
     Raises ContextTooLongError when not even the best-matching sentence fits the budget.
     """
-    bm25 = load("rank_bm25", "local-llm")
+    bm25 = load("rank_bm25", "llm")
     sentences = [s for segment in context for s in split_sentences(segment)]
     if not sentences:
         return []

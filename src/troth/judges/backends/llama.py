@@ -1,4 +1,4 @@
-"""The local LLM judge: a GGUF model run by llama.cpp (``pip install "troth[local-llm]"``).
+"""The local LLM judge: a GGUF model run by llama.cpp (``pip install "troth[llm]"``).
 
 The model runs in a child process (:mod:`troth.judges.backends.llama_process`) that judges of
 the same model share: calls are serialised and wait in a worker thread, and a native crash of
@@ -31,7 +31,7 @@ from troth.values import FREE
 __all__ = ["DECLARED", "DEFAULT_N_CTX", "EXTRA", "GRAMMAR_MAX_LENGTH", "MAX_TOKENS", "LlamaBackend", "grammar_schema"]
 
 DEFAULT_N_CTX = 8192
-EXTRA = "local-llm"
+EXTRA = "llm"
 """The extra this backend needs."""
 MAX_TOKENS = 1024
 """A small local model that loops is slow to stop: its budget is tight and fixed."""

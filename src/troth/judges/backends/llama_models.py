@@ -1,6 +1,7 @@
 """Where the local LLM judge (``llm``) finds its GGUF model.
 
-Resolution order: an explicit path; the ``TROTH_LOCAL_MODEL`` variable; an installed model
+Resolution order: an explicit path; the ``TROTH_LLM_MODEL`` variable (or its earlier name
+``TROTH_LOCAL_MODEL``); an installed model
 package (see :data:`KNOWN_MODELS`, in order of preference). Chunked packages are joined once
 into the cache folder (``TROTH_CACHE_DIR``, default ``~/.cache/troth``) and checked against a
 pinned size and SHA-256.
@@ -18,7 +19,18 @@ from pathlib import Path
 from troth.errors import ModelLoadError, ModelNotFoundError
 
 GGUF_MAGIC = b"GGUF"
-ENV_MODEL = "TROTH_LOCAL_MODEL"
+ENV_MODEL = "TROTH_LLM_MODEL"
+ENV_MODEL_EARLIER = "TROTH_LOCAL_MODEL"  # the earlier name, still read when the new one is unset
+
+
+def env_model() -> tuple[str, str | None]:
+    """The variable that names the LLM's file, and its value (``TROTH_LLM_MODEL``, else the
+    earlier ``TROTH_LOCAL_MODEL``)."""
+    for variable in (ENV_MODEL, ENV_MODEL_EARLIER):
+        value = os.environ.get(variable)
+        if value:
+            return variable, value
+    return ENV_MODEL, None
 ENV_CACHE = "TROTH_CACHE_DIR"
 
 
@@ -162,7 +174,7 @@ def _from_package(pkg: ModelPackage) -> ResolvedModel | None:
 def _from_path(value: str, source: str) -> ResolvedModel:
     path = Path(value).expanduser()
     if not path.is_file():
-        where = f"${ENV_MODEL}" if source == "env" else "the given path"
+        where = f"${env_model()[0]}" if source == "env" else "the given path"
         raise ModelNotFoundError(f"model file {path} (from {where}) does not exist")
     check_gguf(path)
     return ResolvedModel(name=path.stem, path=path, source=source)
@@ -176,15 +188,15 @@ def resolve_model(name: str | None = None) -> ResolvedModel:
         pkg = next((p for p in KNOWN_MODELS if p.name == name), None)
         if pkg is None:
             known = ", ".join(p.name for p in KNOWN_MODELS)
-            raise ModelNotFoundError(f"unknown local model {name!r}: give a .gguf path or one of: {known}")
+            raise ModelNotFoundError(f"unknown LLM {name!r}: give a .gguf path or one of: {known}")
         found = _from_package(pkg)
         if found is None:
             raise ModelNotFoundError(
-                f"local model {name!r} is not installed (missing: {', '.join(_missing_parts(pkg)[:3])}…); "
+                f"LLM {name!r} is not installed (missing: {', '.join(_missing_parts(pkg)[:3])}…); "
                 f"install it with: {pkg.install}"
             )
         return found
-    env = os.environ.get(ENV_MODEL)
+    _, env = env_model()
     if env:
         return _from_path(env, "env")
     for pkg in KNOWN_MODELS:
@@ -194,7 +206,7 @@ def resolve_model(name: str | None = None) -> ResolvedModel:
     looked = ["an explicit path ('llm/<path.gguf>')", f"${ENV_MODEL} (unset)"]
     looked += [f"package {p.name} ({p.distributions[0]}…)" for p in KNOWN_MODELS]
     raise ModelNotFoundError(
-        "no local model found. Looked at: "
+        "no LLM found for model 'llm'. Looked at: "
         + "; ".join(looked)
         + ". Install one with: "
         + " or ".join(p.install for p in KNOWN_MODELS)
@@ -212,12 +224,12 @@ class ModelStatus:
 
 
 def list_models() -> list[ModelStatus]:
-    """Known model packages and the ``TROTH_LOCAL_MODEL`` file, with what is installed."""
+    """Known model packages and the ``TROTH_LLM_MODEL`` file, with what is installed."""
     rows = []
-    env = os.environ.get(ENV_MODEL)
+    variable, env = env_model()
     if env:
         exists = Path(env).expanduser().is_file()
-        rows.append(ModelStatus(Path(env).stem, f"${ENV_MODEL}", exists, env if exists else f"missing: {env}"))
+        rows.append(ModelStatus(Path(env).stem, f"${variable}", exists, env if exists else f"missing: {env}"))
     for pkg in KNOWN_MODELS:
         missing = _missing_parts(pkg)
         detail = f"{pkg.size / 1e6:,.0f} MB" if not missing else f"install: {pkg.install}"

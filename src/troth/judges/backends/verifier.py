@@ -1,5 +1,5 @@
 """The offline claim verifier: a small cross-encoder over (passage, claim) run with onnxruntime
-(``pip install "troth[local]"``). It answers no prompts; it classifies pairs as supported,
+(``pip install "troth[verifier]"``). It answers no prompts; it classifies pairs as supported,
 contradicted or unverifiable, a few milliseconds each on a CPU.
 
 The model ships inside troth (``troth/models/<name>/``): ``model.onnx`` (int8), ``tokenizer.json``
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from troth.errors import ModelLoadError, ModelNotFoundError
-from troth.extras import EXTRAS, load
+from troth.extras import install_command, load
 from troth.judges.base import BackendBase, PairScores
 from troth.judges.capabilities import Capabilities, ClaimHead
 from troth.judges.options import BackendOptions
@@ -29,8 +29,8 @@ from troth.text.overlap import apply_head, features
 from troth.values import FREE
 
 DEFAULT_VERIFIER = "verifier-minilm"
-EXTRA = "local"
-INSTALL = EXTRAS[EXTRA].install
+EXTRA = "verifier"
+INSTALL = install_command(EXTRA)
 BATCH = 16
 
 _sessions: dict[Path, tuple[Any, Any]] = {}

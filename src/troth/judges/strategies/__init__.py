@@ -40,7 +40,8 @@ class ClaimStrategy:
 
     ``verdicts(session, context, claims)``: one verdict per claim; ``extract_with_judge``: False
     when claims are the output's sentences (no model call); ``fixed_budget``: extraction gets a
-    budget scaled to the output instead of the judge's ``max_tokens``; ``sentence_fallback``: a failed extraction falls back to sentences.
+    budget scaled to the output instead of the judge's ``max_tokens``; ``sentence_fallback``: a
+    failed extraction falls back to sentences.
     """
 
     name: str
