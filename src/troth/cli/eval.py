@@ -15,7 +15,16 @@ from rich.table import Table
 
 from troth.cli.app import one_line_errors
 from troth.cli.bounds import check
-from troth.cli.judging import BaseUrlOption, ModelOption, ReasonOption, ScaleOption, StrategyOption
+from troth.cli.judging import (
+    BaseUrlOption,
+    ModelOption,
+    OptOption,
+    ReasonOption,
+    ScaleOption,
+    ScorerOption,
+    StrategyOption,
+    build_scorer,
+)
 from troth.cli.layout import WideOption, field, pack, show_lines
 from troth.cli.layout import console as layout_console
 from troth.cli.outputs import check_writable, writing
@@ -58,7 +67,7 @@ DataArgument = Annotated[
 
 def eval_command(
     data: DataArgument,
-    model: ModelOption = "verifier",
+    model: ModelOption = None,
     base_url: BaseUrlOption = None,
     concurrency: Annotated[int, typer.Option(help="Judge calls in flight at most (Ray: per worker).")] = 8,
     eval_id: Annotated[str | None, typer.Option(help="Name of the evaluation; reuse it to resume.")] = None,
@@ -90,22 +99,22 @@ def eval_command(
     ] = 120.0,
     resume: ResumeOption = ResumeName.rescore,
     wide: WideOption = False,
+    scorer_name: ScorerOption = "faithfulness",
+    opt: OptOption = None,
 ) -> None:
-    """Score every item of DATA for faithfulness."""
+    """Score every item of DATA for faithfulness, or with what --scorer names."""
     from troth.engines import RayEngine
     from troth.evals import run_evals
     from troth.evals.runner import new_eval_id
-    from troth.judges.judge import Judge
     from troth.ratelimit import RateLimit
-    from troth.scorers.faithfulness import create_faithfulness_scorer
 
     eval_id = eval_id or new_eval_id()
     with one_line_errors():
         _check_numbers(concurrency, threshold, scale, workers, rpm, tpm, max_wait)
     check_writable(out=out, report=report)  # before any judge call is paid for
     with one_line_errors(), _resumable(eval_id, kept=not no_store):
-        judge = Judge(model, base_url=base_url, rate_limit_wait=max_wait)
-        scorer = create_faithfulness_scorer(judge, scale=scale, strategy=strategy, reason=reason)
+        scorer = build_scorer(scorer_name, model, base_url, opt, max_wait, scale=scale, strategy=strategy,
+                              reason=reason)  # fmt: skip
         on_ray = RayEngine(ray_address, workers, concurrency) if engine is EngineName.ray else None
         result = run_evals(data, [{"scorer": scorer, "threshold": threshold}], concurrency=concurrency,
                            eval_id=eval_id, store=None if no_store else (store or True), cache=not no_cache,

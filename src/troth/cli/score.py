@@ -11,7 +11,16 @@ from rich.console import Console
 
 from troth.cli.app import one_line_errors, read_arg
 from troth.cli.bounds import check
-from troth.cli.judging import BaseUrlOption, ModelOption, ReasonOption, ScaleOption, StrategyOption
+from troth.cli.judging import (
+    BaseUrlOption,
+    ModelOption,
+    OptOption,
+    ReasonOption,
+    ScaleOption,
+    ScorerOption,
+    StrategyOption,
+    build_scorer,
+)
 from troth.cli.render import render_result, safe
 from troth.redaction import redact
 
@@ -26,18 +35,17 @@ def score(
     output: Annotated[str | None, typer.Option(help="The answer to check: TEXT, @file or @- (stdin).")] = None,
     context: Annotated[list[str] | None, typer.Option(help="A context segment: TEXT or @file; repeatable.")] = None,
     input: Annotated[str | None, typer.Option("--input", help="The question (TEXT or @file).")] = None,
-    model: ModelOption = "verifier",
+    model: ModelOption = None,
     base_url: BaseUrlOption = None,
     scale: ScaleOption = 1.0,
     strategy: StrategyOption = "auto",
     reason: ReasonOption = "auto",
+    scorer_name: ScorerOption = "faithfulness",
+    opt: OptOption = None,
     example: Annotated[bool, typer.Option("--example", help="Score the bundled example.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
-    """Score one answer's faithfulness to its context."""
-    from troth.judges.judge import Judge
-    from troth.scorers.faithfulness import create_faithfulness_scorer
-
+    """Score one answer: its faithfulness to its context, or what --scorer names."""
     if example:
         data = _example()
         output_text, contexts, question = data["output"], data["context"], data["input"]
@@ -50,8 +58,7 @@ def score(
     console = Console()
     with one_line_errors():
         check("--scale", scale, low=0, strict=True)
-        judge = Judge(model, base_url=base_url) if base_url else model
-        scorer = create_faithfulness_scorer(judge, scale=scale, strategy=strategy, reason=reason)
+        scorer = build_scorer(scorer_name, model, base_url, opt, scale=scale, strategy=strategy, reason=reason)
         if console.is_terminal and not as_json:
             with console.status("Scoring…", spinner="dots"):
                 result = scorer.run(input=question, output=output_text, context=contexts or None)
@@ -63,7 +70,7 @@ def score(
     if example:
         console.print(f"[bold]Context:[/bold] {safe(' '.join(contexts))}")
         console.print(f"[bold]Answer:[/bold] {safe(output_text)}\n")
-    render_result(result, console, scale)
+    render_result(result, console, scale, title=f"{scorer.id.replace('-', ' ').capitalize()} score")
 
 
 def register(app: typer.Typer) -> None:
