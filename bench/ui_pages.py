@@ -32,19 +32,19 @@ from troth.compare import compare_evals
 from troth.store import SQLiteStore
 from troth.store.base import RunRecord
 from troth.store.rows import COLUMNS, to_row
+from troth.values import Evidence, Verdict
 
 TARGET_MS, COMPARE_TARGET_S = 100.0, 5.0
 
 
 def record(eval_id: str, item: int, score: float, when: str, rng: random.Random) -> RunRecord:
-    verdicts = [{"claim": f"Claim {c} of item {item}.", "verdict": rng.choice(["yes", "yes", "no", "unsure"]),
-                 "reason": f"Reason for claim {c}.", "evidence": {"quote": f"fact {c}", "context_index": 0,
-                 "start": 0, "end": 6, "verified": True}} for c in range(3)]  # fmt: skip
+    verdicts = [Verdict(f"Claim {c} of item {item}.", rng.choice(["yes", "yes", "no", "unsure"]),
+                        f"Reason for claim {c}.", Evidence(f"fact {c}", True, 0, 0, 6)) for c in range(3)]  # fmt: skip
     return RunRecord(run_id=f"{eval_id}-{item}", scorer_id="faithfulness", eval_id=eval_id, item_id=f"item-{item}",
                      judge_model="openai/gpt-4o-mini", prompt_version="claims-v1/faithfulness-v1",
                      input=f"Question {item}?", output=f"Answer {item}. " * 5,
                      context=[f"fact 0 fact 1 fact 2 {item}"] * 2,
-                     claims=[v["claim"] for v in verdicts], verdicts=verdicts, score=score, reason="A reason.",
+                     claims=[v.claim for v in verdicts], verdicts=verdicts, score=score, reason="A reason.",
                      prompts={"preprocess": "p" * 400, "analyze": "a" * 600}, created_at=when, finished_at=when,
                      usage={"preprocess": {"model": "m", "calls": 1, "prompt_tokens": 300, "completion_tokens": 40}},
                      cost_usd=0.0001, source="eval")  # fmt: skip

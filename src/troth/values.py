@@ -175,8 +175,14 @@ class Verdicts:
 
 
 
-def _verdict_dicts(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(v, dict) and {"claim", "verdict"} <= v.keys() for v in value)
+def decode_verdicts(value: Any) -> list[Verdict] | None:
+    """Stored verdicts (a list of ``Verdict.to_dict()`` forms) as Verdicts; None when ``value``
+    is not such a list (a custom scorer's own analyze result)."""
+    if not isinstance(value, list):
+        return None
+    if not all(isinstance(v, dict) and {"claim", "verdict"} <= v.keys() for v in value):
+        return None
+    return [Verdict.from_dict(v) for v in value]
 
 
 def jsonable(value: Any) -> Any:
@@ -235,7 +241,8 @@ class ScoreResult:
         fields = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in data.items() if k in fields and k != "usage"}
         analyze = values.get("analyze_step_result")
-        if isinstance(analyze, dict) and _verdict_dicts(analyze.get("verdicts")):
-            values["analyze_step_result"] = Verdicts.from_dict(analyze)
+        verdicts = decode_verdicts(analyze.get("verdicts")) if isinstance(analyze, dict) else None
+        if verdicts is not None:
+            values["analyze_step_result"] = Verdicts(verdicts)
         usage = {k: StepUsage.from_dict(v) for k, v in (data.get("usage") or {}).items()}
         return cls(**values, usage=usage)

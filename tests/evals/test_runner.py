@@ -105,7 +105,7 @@ def test_fifty_items_with_failures(scripted: FakeOpenAIServer, judge: Judge, tmp
     assert targets == {i: f"RuntimeError: agent crashed on {i}" for i in ("item-7", "item-21")}
     one = db.get_run(by_id["item-0"].results["faithfulness"].run_id)
     assert one is not None and one.score == 1.0 and one.claims == ["Item 0: the museum opens at 10:00."]
-    assert one.verdicts[0]["evidence"]["verified"] is True
+    assert one.verdicts is not None and one.verdicts[0].evidence is not None and one.verdicts[0].evidence.verified
     assert one.prompts["analyze"] and one.judge_model == "fake-judge" and one.prompt_version
     assert "usage" in one.result and one.context == CONTEXT
 

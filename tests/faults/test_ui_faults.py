@@ -14,13 +14,14 @@ from tests.ui.conftest import need_ui
 from troth.store import SQLiteStore
 from troth.store.base import RunRecord, now
 from troth.ui.app import TEXT_LIMIT
+from troth.values import Verdict
 
 HUGE = "The bridge opened in 1932. " * 750_000  # about 20 MB
 
 
 def store_with_a_huge_answer(path: Path) -> Path:
     store = SQLiteStore(path)
-    verdicts = [{"claim": "The bridge opened in 1932.", "verdict": "yes", "reason": "stated"}]
+    verdicts = [Verdict("The bridge opened in 1932.", "yes", "stated")]
     store.save_run(RunRecord(run_id="huge", scorer_id="faithfulness", eval_id="e", item_id="big", input="When?",
                              output=HUGE, context=[HUGE], verdicts=verdicts, score=1.0, finished_at=now(),
                              created_at=now()))  # fmt: skip

@@ -66,7 +66,7 @@ def test_run_evals_writes_parquet_and_resumes_from_it(tmp_path: Path) -> None:
 
 def test_without_pyarrow_the_error_names_what_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setitem(sys.modules, "pyarrow", None)
-    with pytest.raises(MissingDependencyError, match="pip install pyarrow"):
+    with pytest.raises(MissingDependencyError, match=r"pip install \"troth\[parquet\]\""):
         ParquetStore(tmp_path / "x.parquet")
 
 

@@ -23,15 +23,14 @@ def safe(value: Any) -> str:
     return escape(redact(printable(str(value))))
 
 
-def claims_table(verdicts: Sequence[Verdict | dict[str, Any]]) -> Table:
+def claims_table(verdicts: Sequence[Verdict]) -> Table:
     """Claims with coloured verdicts, P(supported) when the judge gives it, and their evidence."""
     table = Table(show_lines=False)
     table.add_column("#", justify="right")
     table.add_column("Claim")
     table.add_column("Verdict")
     table.add_column("Evidence")
-    for i, item in enumerate(verdicts, 1):
-        v = item if isinstance(item, Verdict) else Verdict.from_dict(item)
+    for i, v in enumerate(verdicts, 1):
         ev = v.evidence
         if ev is None:
             evidence = "-"

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from troth.store.base import RunRecord
+from troth.values import Verdict
 
 _SPACE = re.compile(r"\s+")
 
@@ -78,34 +79,28 @@ def item_diff(a: RunRecord, b: RunRecord) -> ItemDiff:
                     claim_changes(a.verdicts, b.verdicts), a.run_id, b.run_id)  # fmt: skip
 
 
-def claim_changes(a: Any, b: Any) -> list[ClaimChange]:
+def claim_changes(a: list[Verdict] | None, b: list[Verdict] | None) -> list[ClaimChange]:
     """Claims (matched by their text, spaces and case aside) whose verdicts differ, in B's order
     and then A's claims that B no longer has."""
     in_a, in_b = _by_claim(a), _by_claim(b)
     changes = []
     for key, vb in in_b.items():
         va = in_a.get(key)
-        if va is None or va.get("verdict") != vb.get("verdict"):
-            changes.append(ClaimChange(str(vb.get("claim")), _verdict(va), _verdict(vb), _quote(va), _quote(vb),
-                                       vb.get("reason")))  # fmt: skip
+        if va is None or va.verdict != vb.verdict:
+            changes.append(ClaimChange(vb.claim, _label(va), vb.verdict, _quote(va), _quote(vb), vb.reason))
     for key, va in in_a.items():
         if key not in in_b:
-            changes.append(ClaimChange(str(va.get("claim")), _verdict(va), None, _quote(va), None, None))
+            changes.append(ClaimChange(va.claim, va.verdict, None, _quote(va), None, None))
     return changes
 
 
-def _by_claim(verdicts: Any) -> dict[str, dict[str, Any]]:
-    found = {}
-    for v in verdicts if isinstance(verdicts, list) else []:
-        if isinstance(v, dict) and isinstance(v.get("claim"), str):
-            found[_SPACE.sub(" ", v["claim"]).strip().lower()] = v
-    return found
+def _by_claim(verdicts: list[Verdict] | None) -> dict[str, Verdict]:
+    return {_SPACE.sub(" ", v.claim).strip().lower(): v for v in verdicts or []}
 
 
-def _verdict(found: dict[str, Any] | None) -> str | None:
-    return None if found is None else str(found.get("verdict"))
+def _label(found: Verdict | None) -> str | None:
+    return None if found is None else found.verdict
 
 
-def _quote(found: dict[str, Any] | None) -> str | None:
-    evidence = (found or {}).get("evidence")
-    return evidence.get("quote") if isinstance(evidence, dict) else None
+def _quote(found: Verdict | None) -> str | None:
+    return None if found is None or found.evidence is None else found.evidence.quote

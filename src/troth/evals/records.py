@@ -9,7 +9,7 @@ from typing import Any
 from troth.evals.eval_result import ItemError
 from troth.scorers.base import Scorer
 from troth.store.base import RunRecord, now
-from troth.values import ScoreResult
+from troth.values import ScoreResult, Verdicts
 
 
 def to_record(
@@ -42,7 +42,7 @@ def to_record(
         "input_hash": input_hash,
     }
     if result is not None:
-        return RunRecord.from_result(result, result=result.to_dict(), **fields)
+        return RunRecord.from_result(result, result=_stored_result(result), **fields)
     assert error is not None
     return RunRecord(
         run_id=str(uuid.uuid4()),
@@ -53,6 +53,18 @@ def to_record(
     )
 
 
+def _stored_result(result: ScoreResult) -> dict[str, Any]:
+    """The result as stored for resuming; a claim scorer's verdicts are left to the record's own
+    ``verdicts`` (stored once)."""
+    data = result.to_dict()
+    if isinstance(result.analyze_step_result, Verdicts):
+        data["analyze_step_result"] = None
+    return data
+
+
 def result_from_record(record: RunRecord) -> ScoreResult:
-    """Rebuild a ScoreResult saved by an earlier run (for resuming)."""
-    return ScoreResult.from_dict(record.result or {})
+    """Rebuild a ScoreResult saved by an earlier run (for resuming), its verdicts from the record."""
+    data = dict(record.result or {})
+    if data.get("analyze_step_result") is None and record.verdicts is not None:
+        data["analyze_step_result"] = Verdicts(list(record.verdicts))
+    return ScoreResult.from_dict(data)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from string import Template
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
 from troth.prompts import claims
-from troth.prompts.common import block, narrow_verdicts, render
+from troth.prompts.common import block, narrow_verdicts, render, verdict_lines
+
+if TYPE_CHECKING:
+    from troth.values import Verdict
 
 VERSION = f"{claims.VERSION}/answer-relevancy-v1"
 
@@ -101,8 +105,8 @@ def analyze_prompt(question: str, statements: list[tuple[str, str]]) -> str:
     )
 
 
-def reason_prompt(score: float, scale: float, weight: float, question: str, verdicts: list[dict[str, Any]]) -> str:
-    lines = "\n".join(f"- [{v['verdict']}] {v['claim']} ({v['reason']})" for v in verdicts)
+def reason_prompt(score: float, scale: float, weight: float, question: str, verdicts: Sequence[Verdict]) -> str:
+    lines = verdict_lines(verdicts)
     return render(
         REASON_USER,
         score=score,

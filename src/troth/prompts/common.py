@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from string import Template
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field, create_model
+
+if TYPE_CHECKING:
+    from troth.values import Verdict
 
 L = TypeVar("L", bound=BaseModel)
 
@@ -33,6 +37,11 @@ def block(tag: str, text: str, **attrs: object) -> str:
     """Wrap untrusted text in a delimited, escaped block: ``<tag k="v">…</tag>``."""
     attr_text = "".join(f' {k}="{v}"' for k, v in attrs.items())
     return f"<{tag}{attr_text}>\n{escape_data(text)}\n</{tag}>"
+
+
+def verdict_lines(verdicts: Sequence[Verdict]) -> str:
+    """The scored verdicts as the reason prompts list them: ``- [verdict] claim (reason)``."""
+    return "\n".join(f"- [{v.verdict}] {v.claim} ({v.reason})" for v in verdicts)
 
 
 def render(template: Template, **values: object) -> str:

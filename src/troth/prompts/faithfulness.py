@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from string import Template
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
 from troth.prompts import claims
-from troth.prompts.common import block, render
+from troth.prompts.common import block, render, verdict_lines
+
+if TYPE_CHECKING:
+    from troth.values import Verdict
 
 VERSION = f"{claims.VERSION}/faithfulness-v1"
 
@@ -33,10 +38,9 @@ Answer with {"reason": "..."}."""
 )
 
 
-def reason_prompt(score: float, scale: float, verdicts: list[dict[str, object]]) -> str:
+def reason_prompt(score: float, scale: float, verdicts: Sequence[Verdict]) -> str:
     """The reason prompt, given the scored verdicts."""
-    lines = "\n".join(f"- [{v['verdict']}] {v['claim']} ({v['reason']})" for v in verdicts)
-    return render(REASON_USER, score=score, scale=scale, verdicts_block=block("verdicts", lines))
+    return render(REASON_USER, score=score, scale=scale, verdicts_block=block("verdicts", verdict_lines(verdicts)))
 
 
 TEMPLATE_HEADLINE = "The score is {score:g} out of {scale:g}: {yes} of {n} claims are supported."

@@ -7,10 +7,15 @@ context's figure are supported (see prompts.claims).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from string import Template
+from typing import TYPE_CHECKING
 
 from troth.prompts import claims
-from troth.prompts.common import block, render
+from troth.prompts.common import block, render, verdict_lines
+
+if TYPE_CHECKING:
+    from troth.values import Verdict
 from troth.prompts.faithfulness import ScoreReason
 
 VERSION = f"{claims.VERSION}/hallucination-v1"
@@ -51,7 +56,6 @@ NO_CONTEXT_REASON = (
 )
 
 
-def reason_prompt(score: float, scale: float, verdicts: list[dict[str, object]]) -> str:
+def reason_prompt(score: float, scale: float, verdicts: Sequence[Verdict]) -> str:
     """The reason prompt, given the scored verdicts."""
-    lines = "\n".join(f"- [{v['verdict']}] {v['claim']} ({v['reason']})" for v in verdicts)
-    return render(REASON_USER, score=score, scale=scale, verdicts_block=block("verdicts", lines))
+    return render(REASON_USER, score=score, scale=scale, verdicts_block=block("verdicts", verdict_lines(verdicts)))

@@ -63,7 +63,7 @@ def make_reason(scale: float, weight: float, mode: Any) -> Any:
             text = template_reason(score, scale, verdicts, R.TEMPLATE_HEADLINE, REASON_LABELS)
         else:
             answer = await ctx.ask(
-                R.reason_prompt(score, scale, weight, ctx.run.input, [v.to_dict() for v in verdicts]),
+                R.reason_prompt(score, scale, weight, ctx.run.input, verdicts),
                 R.RelevancyReason,
                 system=R.REASON_SYSTEM,
                 max_tokens=REASON_MAX_TOKENS,

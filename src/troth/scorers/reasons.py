@@ -87,7 +87,7 @@ def make_context_reason(
             text = template_reason(score, scale, verdicts, prompts.TEMPLATE_HEADLINE, labels)
         else:
             answer = await ctx.ask(
-                prompts.reason_prompt(score, scale, [v.to_dict() for v in verdicts]),
+                prompts.reason_prompt(score, scale, verdicts),
                 prompts.ScoreReason,
                 system=prompts.REASON_SYSTEM,
                 max_tokens=REASON_MAX_TOKENS,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from troth.prices import total_cost, usage_cost
-from troth.values import ScoreResult, Verdicts, jsonable
+from troth.values import ScoreResult, Verdict, Verdicts, decode_verdicts
 
 DEFAULT_PATH = Path(".troth") / "troth.db"
 ENV_STORE = "TROTH_STORE"
@@ -37,7 +37,7 @@ class RunRecord:
     output: Any = None
     context: list[str] | None = None
     claims: Any = None
-    verdicts: Any = None
+    verdicts: list[Verdict] | None = None
     score: float | None = None
     reason: str | None = None
     prompts: dict[str, str | None] = field(default_factory=dict)
@@ -63,7 +63,7 @@ class RunRecord:
             "scorer_id": result.scorer_id,
             "prompt_version": result.prompt_version,
             "claims": result.preprocess_step_result,
-            "verdicts": jsonable(analyze).get("verdicts") if isinstance(analyze, (Verdicts, dict)) else None,
+            "verdicts": _verdicts_of(analyze),
             "score": result.score,
             "reason": result.reason,
             "prompts": {
@@ -77,6 +77,13 @@ class RunRecord:
         }
         data.update(fields)
         return cls(**data)
+
+
+def _verdicts_of(analyze: Any) -> list[Verdict] | None:
+    """A claim scorer's verdicts; a custom scorer's ``{"verdicts": [...]}`` when it has that shape."""
+    if isinstance(analyze, Verdicts):
+        return list(analyze.verdicts)
+    return decode_verdicts(analyze.get("verdicts")) if isinstance(analyze, dict) else None
 
 
 class Store(Protocol):

@@ -10,6 +10,7 @@ from typing import Any
 
 from troth.redaction import known, redact
 from troth.store.base import RunRecord
+from troth.values import decode_verdicts
 
 JSON_FIELDS = frozenset({"input", "output", "context", "claims", "verdicts", "prompts", "usage", "result"})
 NUMBER_FIELDS = frozenset({"score", "latency_s", "cost_usd"})
@@ -17,17 +18,20 @@ COLUMNS = [f.name for f in fields(RunRecord)]
 
 
 def to_row(record: RunRecord) -> dict[str, Any]:
-    """Column name → stored value, in ``COLUMNS`` order."""
+    """Column name → stored value, in ``COLUMNS`` order (verdicts in their stored form)."""
     data, secrets = {c: getattr(record, c) for c in COLUMNS}, known()  # JSON text below: no deep copy needed
+    if record.verdicts is not None:
+        data["verdicts"] = [v.to_dict() for v in record.verdicts]
     return {c: storable(data[c], json_field=c in JSON_FIELDS, secrets=secrets) for c in COLUMNS}
 
 
 def from_row(row: dict[str, Any]) -> RunRecord:
-    """The record a stored row holds."""
+    """The record a stored row holds, its verdicts decoded (the one place they are)."""
     data: dict[str, Any] = {c: row.get(c) for c in COLUMNS}
     for c in JSON_FIELDS:
         if data[c] is not None:
             data[c] = json.loads(data[c])
+    data["verdicts"] = decode_verdicts(data["verdicts"])
     return RunRecord(**data)
 
 

@@ -85,9 +85,8 @@ class Pages:
         if record is None:
             return _missing(f"No scorer run {request.path_params['run_id']!r} in this store.")
         from troth.report.page import evidence_html, highlight_output, marked_context
-        from troth.values import Verdict
 
-        verdicts = [Verdict.from_dict(v) for v in record.verdicts or [] if isinstance(v, dict)]
+        verdicts = record.verdicts or []
         output, output_size = _clip(raw_text(record, "output"))
         given, input_size = _clip(raw_text(record, "input"))
         context = [(markup(marked_context(text, i, verdicts)), size)
