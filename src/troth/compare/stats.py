@@ -27,6 +27,13 @@ class Paired:
     p_value: float | None
 
 
+def preload() -> None:
+    """Import numpy and scipy.stats now (half a second), so that the first comparison a server
+    answers is not the one that pays for them."""
+    load("numpy", "compare")
+    load("scipy.stats", "compare")
+
+
 def paired(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> Paired:
     """The paired comparison of scores ``a`` and ``b`` (same items, same order)."""
     np = load("numpy", "compare")

@@ -38,6 +38,9 @@ def create_app(store: str | Path) -> Any:
     from starlette.applications import Starlette
     from starlette.routing import Route
 
+    from troth.compare.stats import preload
+
+    preload()  # the compare page's statistics, imported before the first request
     pages = Pages(Catalog(Path(store)), Path(store))
     handlers: list[tuple[str, Callable[[Any], Any]]] = [
         ("/", pages.evals), ("/evals/{eval_id:path}", pages.evaluation), ("/runs/{run_id:path}", pages.run),
