@@ -112,3 +112,5 @@ def test_the_compare_page_shows_the_headline_changed_items_and_both_answers(
     assert '<div class="output answer-a">' in first and '<div class="output answer-b">' in first
     assert "<del>1932.</del>" in first or "<del>1932</del>" in first
     assert "<ins>1950.</ins>" in first or "<ins>1950</ins>" in first
+    assert 'class="reason-a"' in first and 'class="reason-b"' in first  # each side's reason
+    assert '<td class="evidence-a">opened in 1932</td>' in first  # and each side's evidence
