@@ -12,6 +12,7 @@ TrothError
 ├── OutputTooLongError (ValueError)     output exceeds the configured limit
 ├── ContextFunctionError                the user's get_context function raised
 ├── StoreError                          the store cannot be opened or written (names path and cause)
+│   └── NoStoreError (ValueError)       nothing to read: no store at the path given
 ├── InvalidTextError (ValueError)       text that is not valid Unicode (a lone surrogate)
 ├── InvalidTranscriptError (ValueError) a chat transcript with a field of the wrong type (named)
 ├── JudgeError                          a judge call failed
@@ -127,6 +128,14 @@ class StoreError(TrothError):
     def __init__(self, path: object, action: str, cause: str, detail: str = "") -> None:
         self.path, self.action, self.cause = str(path), action, cause
         super().__init__(f"cannot {action} the store at {path}: {cause}" + (f" ({detail})" if detail else ""))
+
+
+class NoStoreError(StoreError, ValueError):
+    """A store to read from (``open_store(..., read_only=True)``) does not exist."""
+
+    def __init__(self, path: object) -> None:
+        self.path, self.action, self.cause = str(path), "open", "there is none"
+        TrothError.__init__(self, f"no store at {path}: run an evaluation first, or pass --store")
 
 
 class InvalidTranscriptError(TrothError, ValueError):

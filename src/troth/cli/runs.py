@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from contextlib import closing
 from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
@@ -22,8 +21,8 @@ from troth.cli.layout import console as layout_console
 from troth.cli.render import claims_table, safe
 from troth.prices import format_usd
 from troth.redaction import redact
-from troth.store import ParquetStore, SQLiteStore, Store
-from troth.store.base import DEFAULT_PATH, ENV_STORE, RunRecord
+from troth.store import Store, open_store, store_path
+from troth.store.base import RunRecord
 from troth.text.times import readable_time
 from troth.textfiles import printable
 
@@ -58,19 +57,10 @@ def since_time(value: str | None) -> str | None:
         raise ValueError(f"--since must be a duration such as 30m, 2h or 7d, or an ISO time, not {value!r}") from None
 
 
-def store_path(store: Path | None) -> Path:
-    """The store given, else ``$TROTH_STORE``, else ``./.troth/troth.db``."""
-    return store or Path(os.environ.get(ENV_STORE) or DEFAULT_PATH)
-
-
 def open_existing(store: Path | None) -> Store:
-    """The SQLite file, or the folder of Parquet parts (a ``.parquet`` path), that must exist."""
-    path = store_path(store)
-    if path.suffix == ".parquet" and path.is_dir():
-        return ParquetStore(path)
-    if not path.is_file():
-        raise ValueError(f"no store at {path}: run an evaluation first, or pass --store")
-    return SQLiteStore(path, read_only=True)
+    """The store named by ``--store`` (else ``$TROTH_STORE``, else ``./.troth/troth.db``), which
+    must exist, opened read-only."""
+    return open_store(store_path(store), read_only=True)
 
 
 @runs_app.command("list")

@@ -8,7 +8,7 @@ import typer
 
 from troth.cli.app import one_line_errors
 from troth.cli.bounds import check
-from troth.cli.runs import StoreOption, open_existing, store_path
+from troth.cli.runs import StoreOption, open_existing
 from troth.extras import require
 
 
@@ -24,7 +24,7 @@ def ui(
         open_existing(store).close()  # a missing or corrupt store is one line here, not a traceback per page
         from troth.ui.app import create_app
 
-        app = create_app(store_path(store))
+        app = create_app(store)
     import uvicorn
 
     typer.echo(f"troth ui on http://{host}:{port}/ (Ctrl-C to stop)")

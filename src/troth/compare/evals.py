@@ -107,7 +107,7 @@ def compare_evals(a: str, b: str, *, store: Any = True, scorers: list[str] | Non
     """Compare evaluation ``b`` with ``a`` as stored in ``store`` (as for ``run_evals``: True is
     ``$TROTH_STORE`` or ``./.troth/troth.db``). ValueError for an unknown evaluation id or no
     item in common."""
-    opened = open_store(store)
+    opened = open_store(store, read_only=True)
     if opened is None:
         raise ValueError("compare_evals needs a store to read the evaluations from")
     try:

@@ -18,6 +18,7 @@ from typing import Any
 
 from troth.extras import load, require
 from troth.store.base import RunRecord
+from troth.store.browse import Browser, in_memory
 from troth.store.failures import store_error
 from troth.store.rows import COLUMNS, NUMBER_FIELDS, from_row, to_row
 
@@ -93,6 +94,13 @@ class ParquetStore:
 
     def get_run(self, run_id: str) -> RunRecord | None:
         return next((r for r in self.records() if r.run_id == run_id), None)
+
+    def browse(self) -> Browser:
+        """The listing queries (the web UI's), over a copy of every record in memory: what is
+        written later is not in it."""
+        from troth.store.sqlite import MIGRATIONS
+
+        return in_memory(self.records(), (sql for _, sql in MIGRATIONS))
 
     def list_runs(
         self, *, eval_id: str | None = None, limit: int = 50, source: str | None = None, since: str | None = None

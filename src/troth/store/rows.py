@@ -9,7 +9,7 @@ from dataclasses import fields
 from typing import Any
 
 from troth.redaction import known, redact
-from troth.store.base import RunRecord
+from troth.store.record import RunRecord
 from troth.values import decode_verdicts
 
 JSON_FIELDS = frozenset({"input", "output", "context", "claims", "verdicts", "prompts", "usage", "result"})

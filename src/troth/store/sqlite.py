@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from troth.store.base import RunRecord, now
+from troth.store.browse import Browser
 from troth.store.failures import store_error
 from troth.store.rows import COLUMNS, from_row, storable, to_row
 
@@ -201,6 +202,10 @@ class SQLiteStore:
     def unsaved(self) -> list[RunRecord]:
         """None: a write either commits or fails at once."""
         return []
+
+    def browse(self) -> Browser:
+        """The listing queries (the web UI's), on this store's connection."""
+        return Browser(self._conn, self._lock)
 
     def close(self) -> None:
         with self._lock:

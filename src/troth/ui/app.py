@@ -24,6 +24,7 @@ from typing import Any
 
 from troth.errors import StoreError
 from troth.extras import load, require
+from troth.store import open_store, store_path
 from troth.ui.catalog import Catalog
 from troth.ui.render import markup, render
 
@@ -32,8 +33,9 @@ TEXT_LIMIT = 200_000  # characters of one stored text shown on a page; the rest 
 RAW_FIELDS = ("input", "output", "context")
 
 
-def create_app(store: str | Path) -> Any:
-    """The Starlette app over the store at ``store`` (a SQLite file or a Parquet store's folder)."""
+def create_app(store: str | Path | None = None) -> Any:
+    """The Starlette app over the store at ``store`` (a SQLite file or a Parquet store's folder;
+    None: ``$TROTH_STORE``, else ``./.troth/troth.db``), opened read-only."""
     require("ui")
     from starlette.applications import Starlette
     from starlette.routing import Route
@@ -41,12 +43,13 @@ def create_app(store: str | Path) -> Any:
     from troth.compare.stats import preload
 
     preload()  # the compare page's statistics, imported before the first request
-    pages = Pages(Catalog(Path(store)), Path(store))
+    path = store_path(store)
+    pages = Pages(Catalog(open_store(path, read_only=True)), path)
     handlers: list[tuple[str, Callable[[Any], Any]]] = [
         ("/", pages.evals), ("/evals/{eval_id:path}", pages.evaluation), ("/runs/{run_id:path}", pages.run),
         ("/raw/{field}/{run_id:path}", pages.raw), ("/compare", pages.compare), ("/live", pages.live),
     ]  # fmt: skip
-    routes = [Route(path, _readable(handler, Path(store))) for path, handler in handlers]
+    routes = [Route(route, _readable(handler, path)) for route, handler in handlers]
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
@@ -112,12 +115,11 @@ class Pages:
 
     def compare(self, request: Any) -> Any:
         from troth.compare import compare_evals
-        from troth.store import ParquetStore, SQLiteStore
 
         a, b = request.query_params.get("a"), request.query_params.get("b")
         comparison, error = None, None
         if a and b:
-            store = ParquetStore(self.store) if self.store.is_dir() else SQLiteStore(self.store, read_only=True)
+            store = open_store(self.store, read_only=True)  # its own connection: one request's reads
             try:
                 comparison = compare_evals(a, b, store=store)
             except ValueError as exc:
