@@ -8,7 +8,8 @@ evaluations of ``--big`` items each (every run with three claims, two context se
 and usage, as troth stores them). The UI runs on uvicorn on 127.0.0.1 and each page is fetched
 ``--repeats`` times over real HTTP after a first fetch (timed apart: the first list of
 evaluations builds the summary kept until the store changes): median, p95 and max in ms, against
-the 100 ms target. The compare page is timed on two 100-item evaluations. Then ``compare_evals`` on the two big evaluations, timed (target 5 s).
+the 100 ms target. The compare page is timed on two 100-item evaluations. Then ``compare_evals``
+on the two big evaluations, timed (target 5 s).
 """
 
 from __future__ import annotations
