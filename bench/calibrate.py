@@ -27,7 +27,7 @@ from bench.common import DATA_DIR, RESULTS, write_results
 from bench.metrics import best_threshold, detection, roc_auc
 from troth import Judge
 from troth.errors import ConfigError
-from troth.judges.strategies import support_probabilities
+from troth.judges.plans import support_probabilities
 from troth.scorers.base import StepContext, StepResults
 from troth.values import ScorerRun
 

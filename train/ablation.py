@@ -4,7 +4,7 @@
     python -m train.ablation --quick    # smoke run
 
 Every claim of an output (troth.text.sentences.split_claims) is classified against its windows, as
-the verifier does (troth.judges.strategies.pairs). An output's P(faithful) is its least
+the verifier does (troth.judges.plans.pairs). An output's P(faithful) is its least
 supported claim's P under each of these methods:
 
 - ``baseline``: the word-overlap baseline of bench.verifier (no model);
@@ -34,7 +34,7 @@ from bench.metrics import roc_auc, tuned_accuracy
 from bench.verifier import overlap_baseline, sample
 from train.head import fit
 from troth.judges.backends.verifier import VerifierBackend, VerifierModel, find_verifier
-from troth.judges.strategies.pairs import WINDOW_CHARS
+from troth.judges.plans.pairs import WINDOW_CHARS
 from troth.text.overlap import apply_head, features
 from troth.text.sentences import split_claims
 from troth.text.windows import claim_windows, context_sentences, window_text

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bench.splits import read_half
 from train.pairs import CONTRADICTED, NOT_SUPPORTED, SUPPORTED, UNVERIFIABLE, Pair
-from troth.judges.strategies.pairs import WINDOW_CHARS
+from troth.judges.plans.pairs import WINDOW_CHARS
 from troth.text.sentences import split_sentences
 from troth.text.windows import claim_windows, context_sentences, window_text
 

@@ -1,4 +1,4 @@
-"""Fit the verifier's claim head (troth.judges.strategies.stack) on the training halves of the dev
+"""Fit the verifier's claim head (troth.judges.plans.stack) on the training halves of the dev
 files and same-context edits of their claims.
 
     python -m train.stack --model src/troth/models/verifier-minilm                  # prints the head and its fit
@@ -36,8 +36,8 @@ from train.data import DEV_FILES
 from train.head import fit
 from train.package import BAND_SHARE, band_around
 from troth.judges.backends.verifier import VerifierBackend, find_verifier
-from troth.judges.strategies.pairs import gather, pair_windows
-from troth.judges.strategies.stack import FEATURES, claim_features
+from troth.judges.plans.pairs import gather, pair_windows
+from troth.judges.plans.stack import FEATURES, claim_features
 from troth.text.alignment import align
 from troth.text.sentences import split_claims
 from troth.text.windows import window_text

@@ -13,8 +13,8 @@ import pytest
 from troth import Judge, create_faithfulness_scorer
 from troth.judges.backends.verifier import VerifierBackend, find_verifier
 from troth.judges.capabilities import ClaimHead
-from troth.judges.strategies.pairs import gather, pair_windows, restack
-from troth.judges.strategies.stack import FEATURES, claim_features, stacked
+from troth.judges.plans.pairs import gather, pair_windows, restack
+from troth.judges.plans.stack import FEATURES, claim_features, stacked
 from troth.text.alignment import align
 from troth.text.windows import window_text
 

@@ -162,9 +162,9 @@ def test_local_budget_is_fixed_and_a_cut_extraction_falls_back_to_sentences() ->
 
 
 def test_local_extract_budget_follows_the_output_length() -> None:
-    from troth.judges.strategies import FIXED_EXTRACT_BASE_TOKENS, strategy_for
+    from troth.judges.plans import FIXED_EXTRACT_BASE_TOKENS, plan_for
 
-    plan = strategy_for(Judge(need("smollm2-135m")), 16)  # the local LLM declares a fixed budget
+    plan = plan_for(Judge(need("smollm2-135m")), 16)  # the local LLM declares a fixed budget
     assert plan.extract_budget("x" * 200, 1024) == FIXED_EXTRACT_BASE_TOKENS + 100
     assert plan.extract_budget("x" * 10_000, 1024) == 1024
 

@@ -105,3 +105,11 @@ def test_prompt_step_without_judge_is_a_config_error() -> None:
     scorer = create_scorer(id="s").analyze(PromptStep("t", lambda ctx: "p", Tone)).generate_score(lambda ctx: 0)
     with pytest.raises(ConfigError, match="has none"):
         scorer.run(output="x")
+
+
+def test_create_scorer_takes_model_as_the_factories_do_and_judge_as_its_earlier_name() -> None:
+    assert create_scorer(id="a", model="openai/gpt-4o-mini").judge is not None
+    by_old_name = create_scorer(id="b", judge="openai/gpt-4o-mini").judge
+    assert by_old_name is not None and by_old_name.model_id == "openai/gpt-4o-mini"
+    with pytest.raises(TypeError, match="model= or judge= .*not both"):
+        create_scorer(id="c", model="openai/gpt-4o-mini", judge="openai/gpt-4o-mini")

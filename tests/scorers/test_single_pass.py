@@ -88,7 +88,7 @@ def test_answers_bad_every_time_fail_typed_naming_the_step(server: FakeOpenAISer
 def test_a_context_too_long_for_one_request_goes_the_two_step_way(
     server: FakeOpenAIServer, judge: Judge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from troth.judges.strategies import single
+    from troth.judges.plans import single
 
     monkeypatch.setattr(single, "MAX_CHARS", 50)
     server.responder = ScriptedJudge(verdicts={"2017": ("yes", "Deliveries began in July 2017")})

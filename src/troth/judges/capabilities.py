@@ -1,7 +1,7 @@
 """What a backend can do, declared once by the backend and read once when a judge is built.
 
 The verdict strategy, the extraction budget, the reason mode and the sentence fallback all
-follow from these fields (see :mod:`troth.judges.strategies`); nothing else asks which backend runs.
+follow from these fields (see :mod:`troth.judges.plans`); nothing else asks which backend runs.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ StructuredMode = Literal["json_schema", "json_object", "prompt"]
 @dataclass(frozen=True)
 class ClaimHead:
     """A logistic regression over a claim's features (named, in order; see
-    :mod:`troth.judges.strategies.stack`) giving its P(supported), fitted at development time."""
+    :mod:`troth.judges.plans.stack`) giving its P(supported), fitted at development time."""
 
     features: tuple[str, ...]
     weights: tuple[float, ...]
@@ -38,7 +38,7 @@ class Capabilities:
     which a cascade asks its second judge; ``scan_windows``: a pair classifier checks a long
     context's every window besides the claim's best-matching sentences; ``claim_head``: a pair
     classifier's P(supported) of a claim is stacked with its alignment in the context by this
-    head (see :mod:`troth.judges.strategies.stack`); ``prices``: what a call
+    head (see :mod:`troth.judges.plans.stack`); ``prices``: what a call
     costs (``FREE`` for an in-process model; None: the model's list price, see :mod:`troth.prices`).
     """
 

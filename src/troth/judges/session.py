@@ -1,6 +1,6 @@
 """A judge session: the judge calls made on behalf of one scorer step, with the run, the
-earlier steps' results, and every prompt and call's usage recorded. Verdict strategies take it
-as their ``session``; scorer steps receive it as their ``StepContext``."""
+earlier steps' results, and every prompt and call's usage recorded: the :class:`StepContext`
+that scorer steps and verdict plans receive as ``ctx``."""
 
 from __future__ import annotations
 
@@ -115,5 +115,4 @@ class StepContext:
         self.usage.add(usage)
 
 
-Session = StepContext
 """What a verdict strategy works with: the same object under the name of what it does for one."""

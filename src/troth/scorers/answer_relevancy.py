@@ -7,8 +7,7 @@ from typing import Any, Literal
 
 import troth.scorers.claims as C
 from troth.judges.judge import Judge
-from troth.judges.session import Session
-from troth.judges.strategies.batched import id_checker, judge_in_batches
+from troth.judges.plans.batched import id_checker, judge_in_batches
 from troth.prompts import answer_relevancy as R
 from troth.scorers.base import Scorer, StepContext, rebuildable
 from troth.scorers.reasons import REASON_MAX_TOKENS, count, template_reason, verdict_list
@@ -18,8 +17,8 @@ REASON_LABELS = (("no", "Irrelevant"), ("unsure", "Partly relevant"), ("yes", "R
 
 
 def asker(question: str) -> Any:
-    async def ask_relevance(session: Session, batch: list[tuple[str, str]]) -> Any:
-        return await session.ask(
+    async def ask_relevance(ctx: StepContext, batch: list[tuple[str, str]]) -> Any:
+        return await ctx.ask(
             R.analyze_prompt(question, batch),
             R.verdicts_schema(tuple(cid for cid, _ in batch)),
             system=R.ANALYZE_SYSTEM,

@@ -235,13 +235,20 @@ def create_scorer(
     *,
     id: str,
     description: str = "",
-    judge: Judge | str | None = None,
+    model: Judge | str | None = None,
     version: str = "1",
     prompt_version: str | None = None,
+    judge: Judge | str | None = None,
 ) -> Scorer:
-    """Start building a scorer; add steps with ``.preprocess/.analyze/.generate_score/.generate_reason``."""
+    """Start building a scorer; add steps with ``.preprocess/.analyze/.generate_score/.generate_reason``.
+
+    ``model`` is its judge (a :class:`~troth.Judge` or ``"provider/model"``), as for the built-in
+    scorers' factories; ``judge`` is the earlier name of the same argument."""
     if not isinstance(id, str) or not id.strip():
         raise ValueError("id must be a non-empty string")
+    if model is not None and judge is not None:
+        raise TypeError("create_scorer takes model= or judge= (its earlier name), not both")
+    chosen = model if model is not None else judge
     return Scorer(
-        id=id, description=description, judge=resolve_judge(judge), version=version, prompt_version=prompt_version
+        id=id, description=description, judge=resolve_judge(chosen), version=version, prompt_version=prompt_version
     )

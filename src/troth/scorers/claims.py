@@ -1,6 +1,6 @@
 """Steps shared by the claim-based scorers (faithfulness, hallucination, answer relevancy):
-claim extraction and verdicts against the context, each done the way the judge's strategy
-(:mod:`troth.judges.strategies`) says; the scorer never asks which backend runs.
+claim extraction and verdicts against the context, each done the way the judge's plan
+(:mod:`troth.judges.plans`) says; the scorer never asks which backend runs.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any, Literal, TypedDict
 from troth._keywords import check_keywords
 from troth.errors import ConfigError, JudgeOutputError, JudgeTruncatedError
 from troth.judges.judge import Judge
-from troth.judges.strategies import ClaimStrategy, judges_in_one_pass, single, strategy_for
-from troth.judges.strategies.batched import DEFAULT_BATCH_SIZE
+from troth.judges.plans import ClaimPlan, judges_in_one_pass, plan_for, single
+from troth.judges.plans.batched import DEFAULT_BATCH_SIZE
 from troth.prompts import claims as P
 from troth.prompts.single_pass import SAME_CALL
 from troth.prompts.single_pass import VERSION as SINGLE_PASS_VERSION
@@ -79,7 +79,7 @@ class ClaimOptions:
     require_evidence: bool = False
     require_input: bool = False
     strategy: JudgingStrategy = "auto"
-    strategies: dict[int, ClaimStrategy] = field(default_factory=dict, compare=False, repr=False)
+    plans: dict[int, ClaimPlan] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def check(cls, factory: str, model: str | Judge | None, options: Mapping[str, Any], **fixed: Any) -> ClaimOptions:
@@ -100,13 +100,13 @@ class ClaimOptions:
         if self.strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {', '.join(map(repr, STRATEGIES))}, not {self.strategy!r}")
 
-    def plan(self, ctx: StepContext) -> ClaimStrategy:
-        """The claim strategy of the step's judge, chosen once per judge."""
+    def plan(self, ctx: StepContext) -> ClaimPlan:
+        """The claim plan of the step's judge, chosen once per judge."""
         if ctx.judge is None:
             raise ConfigError(f"step {ctx.step!r} needs a judge, but the scorer has none")
-        found = self.strategies.get(id(ctx.judge))
+        found = self.plans.get(id(ctx.judge))
         if found is None:
-            found = self.strategies[id(ctx.judge)] = strategy_for(ctx.judge, self.batch_size, self.single_pass_wanted)
+            found = self.plans[id(ctx.judge)] = plan_for(ctx.judge, self.batch_size, self.single_pass_wanted)
         return found
 
     @property
@@ -125,8 +125,8 @@ def make_extract(
     """Preprocess step: the output's atomic claims (no judge call for an empty output).
 
     The judge's answer is cached on it, so scorers sharing a judge extract once per output. A
-    strategy without extraction takes the output's sentences (coordinated clauses split); with
-    a sentence fallback (the strategy's default when ``options.sentence_fallback`` is None), a failed
+    plan without extraction takes the output's sentences (coordinated clauses split); with
+    a sentence fallback (the plan's default when ``options.sentence_fallback`` is None), a failed
     extraction falls back to one claim per sentence.
     """
 

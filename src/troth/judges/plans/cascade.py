@@ -2,7 +2,7 @@
 
 Every claim is classified by the pair classifier; a claim whose P(supported) falls inside the
 uncertain band ``[low, high)`` is judged again by the second judge, with that judge's own
-strategy, and its verdict replaces the first. Each verdict names the stage that decided it.
+plan, and its verdict replaces the first. Each verdict names the stage that decided it.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from troth.judges.judge import Judge
-from troth.judges.session import Session
-from troth.judges.strategies.pairs import classify_claims, decide, to_verdict
+from troth.judges.plans.pairs import classify_claims, decide, to_verdict
+from troth.judges.session import StepContext
 from troth.prompts import claims as P
 from troth.values import Verdict
 
-SecondFn = Callable[[Session, list[str], list[str]], Awaitable[list[Verdict]]]
+SecondFn = Callable[[StepContext, list[str], list[str]], Awaitable[list[Verdict]]]
 
 
 class CascadeVerdicts:
@@ -25,20 +25,20 @@ class CascadeVerdicts:
     def __init__(self, second: Judge, second_verdicts: SecondFn, band: tuple[float, float]) -> None:
         self.second, self.second_verdicts, self.band = second, second_verdicts, band
 
-    async def __call__(self, session: Session, context: list[str], claims: list[str]) -> list[Verdict]:
-        first_id = session.judge.model_id if session.judge else "verifier"
-        threshold = session.judge.yes_threshold if session.judge else 0.5
-        scored = await classify_claims(session, context, claims)
+    async def __call__(self, ctx: StepContext, context: list[str], claims: list[str]) -> list[Verdict]:
+        first_id = ctx.judge.model_id if ctx.judge else "verifier"
+        threshold = ctx.judge.yes_threshold if ctx.judge else 0.5
+        scored = await classify_claims(ctx, context, claims)
         verdicts = [_decided(to_verdict(s, decide(s, threshold)), first_id) for s in scored]
         low, high = self.band
         unsure = [i for i, s in enumerate(scored) if low <= s.probability("supported") < high]
         if not unsure:
             return verdicts
-        stage = session.stage("second_opinion", self.second)
+        stage = ctx.stage("second_opinion", self.second)
         again = await self.second_verdicts(stage, context, [claims[i] for i in unsure])
         for i, verdict in zip(unsure, again, strict=True):
             verdicts[i] = _decided(verdict, self.second.model_id)
-        session.note(P.CASCADE_NOTE.format(n=len(unsure), total=len(claims), judge=self.second.model_id))
+        ctx.note(P.CASCADE_NOTE.format(n=len(unsure), total=len(claims), judge=self.second.model_id))
         return verdicts
 
 

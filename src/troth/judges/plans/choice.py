@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from troth.judges.capabilities import Capabilities
-from troth.judges.session import Session
+from troth.judges.session import StepContext
 from troth.prompts import claims as P
 from troth.text.retrieval import select_sentences
 from troth.values import Verdict
@@ -30,14 +30,14 @@ def decide(probabilities: dict[str, float], yes_threshold: float) -> str:
     return "no" if probabilities["no"] >= probabilities["unsure"] else "unsure"
 
 
-async def single_verdict(session: Session, context: list[str], claim: str, *, retrieved: bool = False) -> Verdict:
+async def single_verdict(ctx: StepContext, context: list[str], claim: str, *, retrieved: bool = False) -> Verdict:
     """``claim`` against ``context`` in one request: "yes" when P(yes) reaches the judge's
     calibrated ``yes_threshold``, else the likelier of "no" and "unsure"."""
-    if session.judge is None:
+    if ctx.judge is None:
         raise ValueError("a choice verdict needs a judge")
     prompt = P.single_verdict_prompt(context, claim)
-    choice = await session.choose(prompt, P.SINGLE_VERDICT_CHOICES, system=P.SINGLE_VERDICT_SYSTEM)
-    label = decide(choice.probabilities, session.judge.yes_threshold)
+    choice = await ctx.choose(prompt, P.SINGLE_VERDICT_CHOICES, system=P.SINGLE_VERDICT_SYSTEM)
+    label = decide(choice.probabilities, ctx.judge.yes_threshold)
     probabilities = {k: round(v, 4) for k, v in choice.probabilities.items()}
     return Verdict(claim, label, P.SINGLE_VERDICT_REASON[label], None, probabilities, retrieved)  # type: ignore[arg-type]
 
@@ -45,15 +45,15 @@ async def single_verdict(session: Session, context: list[str], claim: str, *, re
 class ChoiceVerdicts:
     """Each claim in its own request against the whole context, or its retrieved sentences."""
 
-    async def __call__(self, session: Session, context: list[str], claims: list[str]) -> list[Verdict]:
-        capabilities = session.judge.capabilities if session.judge else Capabilities()
+    async def __call__(self, ctx: StepContext, context: list[str], claims: list[str]) -> list[Verdict]:
+        capabilities = ctx.judge.capabilities if ctx.judge else Capabilities()
         window = capabilities.context_window
         budget = int((window - RESERVED_TOKENS) * CHARS_PER_TOKEN) if window else None
         if budget is None or sum(len(c) + 2 for c in context) <= budget:
-            asks = [single_verdict(session, context, claim) for claim in claims]
+            asks = [single_verdict(ctx, context, claim) for claim in claims]
         else:
-            session.note(P.RETRIEVAL_NOTE.format(window=window))
-            asks = [single_verdict(session, select_sentences(context, c, budget), c, retrieved=True) for c in claims]
+            ctx.note(P.RETRIEVAL_NOTE.format(window=window))
+            asks = [single_verdict(ctx, select_sentences(context, c, budget), c, retrieved=True) for c in claims]
         if capabilities.prefix_reuse:  # in order: each request reuses the context its predecessor evaluated
             return [await ask for ask in asks]
         return list(await asyncio.gather(*asks))

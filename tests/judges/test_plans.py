@@ -13,11 +13,11 @@ from troth import Judge, create_faithfulness_scorer
 from troth.errors import ConfigError
 from troth.judges.base import BackendBase, Completion, CompletionRequest, Message, PairScores
 from troth.judges.capabilities import Capabilities
-from troth.judges.strategies import strategy_for
-from troth.judges.strategies.batched import BatchedVerdicts
-from troth.judges.strategies.cascade import CascadeVerdicts
-from troth.judges.strategies.choice import ChoiceVerdicts, decide
-from troth.judges.strategies.pairs import PairVerdicts
+from troth.judges.plans import plan_for
+from troth.judges.plans.batched import BatchedVerdicts
+from troth.judges.plans.cascade import CascadeVerdicts
+from troth.judges.plans.choice import ChoiceVerdicts, decide
+from troth.judges.plans.pairs import PairVerdicts
 from troth.text.overlap import features
 from troth.values import Evidence
 
@@ -59,17 +59,17 @@ class Scripted(BackendBase):
 
 
 def test_the_strategy_follows_the_declared_capabilities() -> None:
-    http = strategy_for(Judge("m", backend=Scripted()), 4)
+    http = plan_for(Judge("m", backend=Scripted()), 4)
     assert isinstance(http.verdicts, BatchedVerdicts) and http.extract_with_judge
     assert not http.sentence_fallback and http.extract_budget("x" * 100, 1024) is None
     llm = Scripted()
     llm.capabilities = Capabilities(choice_probabilities=True, fixed_token_budget=True)
-    choice = strategy_for(Judge("m", backend=llm), 4)
+    choice = plan_for(Judge("m", backend=llm), 4)
     assert isinstance(choice.verdicts, ChoiceVerdicts) and choice.sentence_fallback
     assert choice.extract_budget("x" * 200, 1024) == 196
-    pairs = strategy_for(Judge("m", backend=WordPairs()), 4)
+    pairs = plan_for(Judge("m", backend=WordPairs()), 4)
     assert isinstance(pairs.verdicts, PairVerdicts) and not pairs.extract_with_judge
-    cascade = strategy_for(Judge("m", backend=WordPairs(), second_opinion=Judge("n", backend=Scripted())), 4)
+    cascade = plan_for(Judge("m", backend=WordPairs(), second_opinion=Judge("n", backend=Scripted())), 4)
     assert isinstance(cascade.verdicts, CascadeVerdicts)
 
 

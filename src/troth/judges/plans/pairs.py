@@ -7,7 +7,7 @@ P(supported) and P(contradicted) are each the highest any window gives (see :fun
 claim is supported when some part of the context supports it, whatever the other parts say
 nothing of; a contradiction likelier than support outweighs a low threshold. A backend that
 declares a ``claim_head`` has P(supported) restacked with the claim's alignment in its context
-(:mod:`~troth.judges.strategies.stack`).
+(:mod:`~troth.judges.plans.stack`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import dataclass, replace
 
 from troth.judges.base import PairScores
 from troth.judges.capabilities import ClaimHead
-from troth.judges.session import Session
-from troth.judges.strategies.stack import claim_features, stacked
+from troth.judges.plans.stack import claim_features, stacked
+from troth.judges.session import StepContext
 from troth.prompts import claims as P
 from troth.text.alignment import Alignment, ContextAlignment
 from troth.text.windows import Sentence, claim_windows, context_sentences, rank, window_text
@@ -106,15 +106,15 @@ def gather(claims: list[str], windows: list[list[list[Sentence]]], scores: list[
     return out
 
 
-async def classify_claims(session: Session, context: list[str], claims: list[str]) -> list[Scored]:
+async def classify_claims(ctx: StepContext, context: list[str], claims: list[str]) -> list[Scored]:
     """Every claim against each of its windows, in one classification request; restacked by the
     backend's claim head when it declares one."""
-    capabilities = session.judge.capabilities if session.judge else None
+    capabilities = ctx.judge.capabilities if ctx.judge else None
     windows = pair_windows(context, claims, capabilities.scan_windows if capabilities else False)
     pairs = [(window_text(w), claim) for claim, ws in zip(claims, windows, strict=True) for w in ws]
-    scores = await session.classify(pairs) if pairs else []
+    scores = await ctx.classify(pairs) if pairs else []
     if any(s.truncated for s in scores):
-        session.note(P.TRUNCATED_WINDOW_NOTE)
+        ctx.note(P.TRUNCATED_WINDOW_NOTE)
     scored = gather(claims, windows, scores)
     head = capabilities.claim_head if capabilities else None
     if head is None:
@@ -126,7 +126,7 @@ async def classify_claims(session: Session, context: list[str], claims: list[str
 class PairVerdicts:
     """Verdicts decided by the classifier alone."""
 
-    async def __call__(self, session: Session, context: list[str], claims: list[str]) -> list[Verdict]:
-        threshold = session.judge.yes_threshold if session.judge else 0.5
-        scored = await classify_claims(session, context, claims)
+    async def __call__(self, ctx: StepContext, context: list[str], claims: list[str]) -> list[Verdict]:
+        threshold = ctx.judge.yes_threshold if ctx.judge else 0.5
+        scored = await classify_claims(ctx, context, claims)
         return [to_verdict(s, decide(s, threshold)) for s in scored]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from troth.judges.parsing import OutputCheckError
-from troth.judges.session import Session
+from troth.judges.session import StepContext
 from troth.prompts import single_pass as P
 from troth.text.evidence import locate
 from troth.values import Verdict
@@ -21,13 +21,13 @@ declare its window (about 12,000 tokens)."""
 CHARS_PER_TOKEN = 4
 
 
-def fits(session: Session, context: list[str], output: str) -> bool:
+def fits(ctx: StepContext, context: list[str], output: str) -> bool:
     """Whether one request can carry the context and the answer, with room for the reply."""
     size = sum(len(s) for s in context) + len(output)
-    window = session.judge.context_window if session.judge is not None else None
+    window = ctx.judge.context_window if ctx.judge is not None else None
     if window is None:
         return size <= MAX_CHARS
-    reply = session.judge.max_tokens if session.judge is not None else 0
+    reply = ctx.judge.max_tokens if ctx.judge is not None else 0
     return size // CHARS_PER_TOKEN + len(P.USER.template) // CHARS_PER_TOKEN + reply < window
 
 
@@ -51,9 +51,9 @@ def quote_checker(context: list[str]) -> Callable[[P.ClaimsWithVerdicts], None]:
     return check
 
 
-async def single_pass(session: Session, context: list[str], output: str, input_text: str) -> list[Verdict]:
+async def single_pass(ctx: StepContext, context: list[str], output: str, input_text: str) -> list[Verdict]:
     """The answer's claims with their verdicts, from one request (empty: no factual claim)."""
-    answer = await session.ask(
+    answer = await ctx.ask(
         P.single_pass_prompt(context, output, input_text), P.ClaimsWithVerdicts, system=P.SYSTEM,
         check=quote_checker(context),
     )  # fmt: skip
