@@ -111,5 +111,5 @@ def test_create_scorer_takes_model_as_the_factories_do_and_judge_as_its_earlier_
     assert create_scorer(id="a", model="openai/gpt-4o-mini").judge is not None
     by_old_name = create_scorer(id="b", judge="openai/gpt-4o-mini").judge
     assert by_old_name is not None and by_old_name.model_id == "openai/gpt-4o-mini"
-    with pytest.raises(TypeError, match="model= or judge= .*not both"):
+    with pytest.raises(TypeError, match=r"model= or judge= .*not both"):
         create_scorer(id="c", model="openai/gpt-4o-mini", judge="openai/gpt-4o-mini")
