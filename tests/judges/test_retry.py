@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from tests.judges.test_strategies import Scripted, _Answer
+from tests.judges.test_plans import Scripted, _Answer
 from troth import Judge
 from troth.errors import JudgeOutputError, JudgeTruncatedError
 from troth.judges.base import Completion, Message
