@@ -56,7 +56,7 @@ def test_plugin_options_fixture_summary_and_store(
     rebuilt = result_from_record(runs[0])
     assert rebuilt.score == 0.0 and rebuilt.analyze_step_result.verdicts[0].verdict == "no"
     assert all(r.judge_model == "judge-under-test" and r.eval_id and r.eval_id.startswith("pytest-") for r in runs)
-    assert runs[0].verdicts[0]["verdict"] == "no"
+    assert runs[0].verdicts is not None and runs[0].verdicts[0].verdict == "no"
 
 
 def test_plugin_help_lists_options(pytester: pytest.Pytester) -> None:
