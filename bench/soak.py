@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import RESULTS, fmt, rss_mb, table, write_results
-from troth import Judge, TrothError, create_faithfulness_scorer, errors
-from troth.evals import run_evals
+from troth import Judge, TrothError, create_faithfulness_scorer, errors, run_evals
 from troth.testing import FakeOpenAIServer, ScriptedJudge
 from troth.testing.faults import FAULTS, FaultyJudge
 

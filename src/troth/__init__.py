@@ -3,6 +3,7 @@
 from troth.compare import Comparison, compare_evals
 from troth.engines import LocalEngine, RayEngine
 from troth.engines.base import Engine, EvalJob
+from troth.engines.runner import arun_evals, run_evals
 from troth.errors import (
     ChangedItemsError,
     ConfigError,
@@ -28,7 +29,6 @@ from troth.errors import (
     UnknownModelError,
 )
 from troth.evals import EvalResult, EvalSummary, ItemError, ItemResult, ScorerEntry
-from troth.evals.runner import arun_evals, run_evals
 from troth.judges import Judge
 from troth.live import Budget, Monitor, MonitorStats, Sampling
 from troth.prices import set_prices

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 
 from tests.faults.conftest import CONTEXT, ITEMS, fault_judge
-from troth import create_faithfulness_scorer
+from troth import create_faithfulness_scorer, run_evals
 from troth.errors import OutputTooLongError
-from troth.evals import run_evals
 from troth.testing import FakeOpenAIServer
 
 

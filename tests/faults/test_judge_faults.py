@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults.conftest import EXPECTED, ITEMS, MARKER, assert_no_secret, fault_judge, healthy, rows
-from troth import create_faithfulness_scorer, errors
-from troth.evals import run_evals
+from troth import create_faithfulness_scorer, errors, run_evals
 from troth.scorers.base import STEPS
 from troth.testing import FakeOpenAIServer
 from troth.testing.faults import FAULTS, Fault, FaultyJudge

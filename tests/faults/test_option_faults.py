@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from troth.cli.bounds import check
+from troth.bounds import check
 
 
 def troth(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -60,7 +60,7 @@ def test_each_numeric_option_is_checked_in_one_line(args: list[str], message: st
 
 
 def test_a_since_longer_than_the_calendar_means_everything(tmp_path: Path) -> None:
-    from troth.cli.runs import since_time
+    from troth.text.times import since_time
 
     assert since_time("99999999999d") == "0001-01-01T00:00:00.000+00:00"
     out = troth("runs", "list", "--since", "99999999999d", "--store", str(tmp_path / "none.db"), cwd=tmp_path)

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from tests.faults.conftest import EXPECTED, ITEMS, fault_judge, rows
-from troth import create_faithfulness_scorer
-from troth.evals import run_evals
+from troth import create_faithfulness_scorer, run_evals
 from troth.store import SQLiteStore
 from troth.testing import FakeOpenAIServer
 

@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from troth import Judge, create_faithfulness_scorer
-from troth.evals import run_evals
+from troth import Judge, create_faithfulness_scorer, run_evals
 from troth.report import write_html
 from troth.testing import FakeOpenAIServer, ScriptedJudge
 

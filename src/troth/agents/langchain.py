@@ -9,15 +9,12 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from troth.agents.run import AgentRun, as_text, assemble
-
-if TYPE_CHECKING:
-    from troth.live.monitor import Monitor
+from troth.agents.run import AgentRun, Recorder, as_text, assemble
 
 log = logging.getLogger("troth.live.monitor")
 MAX_OPEN_RUNS = 10_000  # runs started and not ended that are tracked at most (the oldest are let go)
@@ -81,7 +78,7 @@ class TrothCallback(BaseCallbackHandler):
 
     run_inline = True  # a few dict operations: on the caller's event loop, not a thread pool
 
-    def __init__(self, monitor: Monitor) -> None:
+    def __init__(self, monitor: Recorder) -> None:
         self.monitor = monitor
         self._lock = threading.Lock()
         self._roots: dict[UUID, UUID] = {}  # run id -> its top-level run's id

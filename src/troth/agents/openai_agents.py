@@ -7,14 +7,11 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agents.tracing import TracingProcessor
 
-from troth.agents.run import AgentRun, ToolCall, as_text, assemble
-
-if TYPE_CHECKING:
-    from troth.live.monitor import Monitor
+from troth.agents.run import AgentRun, Recorder, ToolCall, as_text, assemble
 
 log = logging.getLogger("troth.live.monitor")
 MAX_OPEN_TRACES = 10_000  # traces started and not ended that are tracked at most (the oldest are let go)
@@ -72,7 +69,7 @@ class TrothProcessor(TracingProcessor):
     model answer, what the function tools returned as context, usage and the trace id. Needs the
     SDK's tracing on and its sensitive data kept in spans (the defaults)."""
 
-    def __init__(self, monitor: Monitor) -> None:
+    def __init__(self, monitor: Recorder) -> None:
         self.monitor = monitor
         self._lock = threading.Lock()
         self._open: OrderedDict[str, _Trace] = OrderedDict()

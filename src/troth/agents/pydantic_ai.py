@@ -6,12 +6,9 @@ from __future__ import annotations
 
 import inspect
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from troth.agents.run import AgentRun, as_text, assemble
-
-if TYPE_CHECKING:
-    from troth.live.monitor import Monitor
+from troth.agents.run import AgentRun, Recorder, as_text, assemble
 
 log = logging.getLogger("troth.live.monitor")
 
@@ -37,7 +34,7 @@ def read_result(result: Any) -> AgentRun:
     return assemble("pydantic-ai", result.output, calls, usage, getattr(result, "run_id", None))
 
 
-def troth_hooks(monitor: Monitor) -> Any:
+def troth_hooks(monitor: Recorder) -> Any:
     """A pydantic-ai ``Hooks`` capability recording each finished run of the agent on
     ``monitor`` (its prompt, answer, tool results as context, usage and run id)."""
     from pydantic_ai.capabilities import Hooks

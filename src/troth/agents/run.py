@@ -4,9 +4,17 @@ they returned, the tokens it used and the framework's own run id."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from troth.text.transcripts import as_segment
+
+
+class Recorder(Protocol):
+    """What a framework's live hook records a finished run on: a :class:`~troth.live.Monitor`."""
+
+    def record(self, *, input: Any = None, output: Any, context: list[str] | str | None = None,
+               trace_id: str | None = None, metadata: dict[str, Any] | None = None,
+               flagged: bool = False) -> bool: ...  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from troth.bounds import check
 from troth.cli.app import one_line_errors
-from troth.cli.bounds import check
 from troth.cli.layout import WideOption, columns, field, pack, row_with_id, show_lines
 from troth.cli.layout import console as layout_console
 from troth.cli.outputs import check_writable, writing

@@ -13,8 +13,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from troth.bounds import check
 from troth.cli.app import one_line_errors
-from troth.cli.bounds import check
 from troth.cli.judging import (
     BaseUrlOption,
     ModelOption,
@@ -103,9 +103,9 @@ def eval_command(
     opt: OptOption = None,
 ) -> None:
     """Score every item of DATA for faithfulness, or with what --scorer names."""
+    from troth import run_evals
     from troth.engines import RayEngine
-    from troth.evals import run_evals
-    from troth.evals.runner import new_eval_id
+    from troth.engines.runner import new_eval_id
     from troth.ratelimit import RateLimit
 
     eval_id = eval_id or new_eval_id()

@@ -10,13 +10,14 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from troth.bounds import check
 from troth.cli.app import one_line_errors
-from troth.cli.bounds import check
 from troth.cli.outputs import check_writable, writing
 from troth.cli.render import safe
-from troth.cli.runs import SinceOption, StoreOption, open_existing, since_time
+from troth.cli.runs import SinceOption, StoreOption, open_existing
 from troth.live.summary import by_scorer, summarise_window, worst_runs
 from troth.prices import format_usd
+from troth.text.times import since_time
 
 
 def live(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from contextlib import closing
 from dataclasses import asdict
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated
 
@@ -14,8 +13,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from troth.bounds import check
 from troth.cli.app import one_line_errors
-from troth.cli.bounds import check
 from troth.cli.layout import WideOption, field, pack, show_lines
 from troth.cli.layout import console as layout_console
 from troth.cli.render import claims_table, safe
@@ -23,7 +22,7 @@ from troth.prices import format_usd
 from troth.redaction import redact
 from troth.store import Store, open_store, store_path
 from troth.store.base import RunRecord
-from troth.text.times import readable_time
+from troth.text.times import readable_time, since_time
 from troth.textfiles import printable
 
 runs_app = typer.Typer(help="Saved scorer runs.", no_args_is_help=True)
@@ -36,25 +35,6 @@ StoreOption = Annotated[
 SinceOption = Annotated[
     str | None, typer.Option(help="Only runs finished since: a duration (30m, 2h, 7d) or an ISO time.")
 ]
-
-
-def since_time(value: str | None) -> str | None:
-    """An ISO time from ``30m``/``2h``/``7d`` (before now; a duration longer than the calendar goes
-    back to its first day) or an ISO time as given."""
-    if value is None:
-        return None
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-    number, unit = value[:-1], value[-1:]
-    if unit in units and number.replace(".", "", 1).isdigit():
-        try:
-            start = datetime.now(UTC) - timedelta(seconds=float(number) * units[unit])
-        except OverflowError:  # "99999999999d": everything
-            start = datetime.min.replace(tzinfo=UTC)
-        return start.isoformat(timespec="milliseconds")
-    try:
-        return datetime.fromisoformat(value).isoformat(timespec="milliseconds")
-    except ValueError:
-        raise ValueError(f"--since must be a duration such as 30m, 2h or 7d, or an ISO time, not {value!r}") from None
 
 
 def open_existing(store: Path | None) -> Store:

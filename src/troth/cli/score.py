@@ -9,8 +9,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from troth.bounds import check
 from troth.cli.app import one_line_errors, read_arg
-from troth.cli.bounds import check
 from troth.cli.judging import (
     BaseUrlOption,
     ModelOption,

@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
+from troth.bounds import check
 from troth.cli.app import one_line_errors
-from troth.cli.bounds import check
 from troth.cli.runs import StoreOption, open_existing
 from troth.extras import require
 

@@ -5,21 +5,31 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from troth.judges.base import Completion, CompletionRequest, Message
+from troth.judges.base import Backend, Completion, CompletionRequest, Message
 from troth.judges.cache import cache_key
 from troth.judges.retry import Keep, RetryPolicy
 from troth.judges.run_settings import RUN_SETTINGS, RunSettings
 from troth.ratelimit import estimate_tokens
 from troth.telemetry import judge_call, tokens
 
-if TYPE_CHECKING:
-    from troth.judges.judge import Judge
+
+class Asking(Protocol):
+    """What a completion needs of the judge asking (a :class:`~troth.judges.judge.Judge`)."""
+
+    base_url: str | None
+    temperature: float
+    seed: int | None
+
+    @property
+    def model_id(self) -> str: ...
+
+    def backend(self) -> Backend: ...
 
 
 def completer(
-    judge: Judge, json_schema: dict[str, Any], schema_name: str, policy: RetryPolicy, step: str
+    judge: Asking, json_schema: dict[str, Any], schema_name: str, policy: RetryPolicy, step: str
 ) -> Callable[[list[Message], int, str], Any]:
     """One completion for the retry policy: from the batch's call cache, or from the backend
     (within the batch's concurrency bound, rate limits waited out)."""

@@ -1,8 +1,8 @@
-"""Stored ISO times shown to people."""
+"""Times as people write and read them: a stored ISO time shown, a ``--since`` read."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 
 def readable_time(value: str | None) -> str:
@@ -16,3 +16,22 @@ def readable_time(value: str | None) -> str:
         return value
     zone = " UTC" if moment.utcoffset() == timedelta(0) else ""
     return moment.strftime("%Y-%m-%d %H:%M") + zone
+
+
+def since_time(value: str | None) -> str | None:
+    """An ISO time from ``30m``/``2h``/``7d`` (before now; a duration longer than the calendar goes
+    back to its first day) or an ISO time as given."""
+    if value is None:
+        return None
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    number, unit = value[:-1], value[-1:]
+    if unit in units and number.replace(".", "", 1).isdigit():
+        try:
+            start = datetime.now(UTC) - timedelta(seconds=float(number) * units[unit])
+        except OverflowError:  # "99999999999d": everything
+            start = datetime.min.replace(tzinfo=UTC)
+        return start.isoformat(timespec="milliseconds")
+    try:
+        return datetime.fromisoformat(value).isoformat(timespec="milliseconds")
+    except ValueError:
+        raise ValueError(f"--since must be a duration such as 30m, 2h or 7d, or an ISO time, not {value!r}") from None

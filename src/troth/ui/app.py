@@ -138,8 +138,8 @@ class Pages:
         return _html(page, 404 if error else 200)
 
     def live(self, request: Any) -> Any:
-        from troth.cli.bounds import check
-        from troth.cli.runs import since_time
+        from troth.bounds import check
+        from troth.text.times import since_time
 
         label, given = request.query_params.get("since", "24h"), request.query_params.get("threshold", "0.5")
         try:

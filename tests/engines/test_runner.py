@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from troth import Judge, create_faithfulness_scorer, create_hallucination_scorer
-from troth.evals import arun_evals, run_evals
+from troth import Judge, arun_evals, create_faithfulness_scorer, create_hallucination_scorer, run_evals
 from troth.store import SQLiteStore
 from troth.testing import FakeOpenAIServer, Reply, ScriptedJudge
 from troth.testing.server import Request
