@@ -45,6 +45,7 @@ test: $(VENV)/.test
 
 lint: $(VENV)/.test
 	$(BIN)/ruff check src tests bench train examples
+	$(BIN)/ruff format --check src tests bench train examples
 	$(BIN)/mypy
 
 # Re-resolve the locks to the newest versions the ranges allow: a deliberate upgrade, to be

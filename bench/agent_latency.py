@@ -38,8 +38,13 @@ from troth.testing.server import Request
 
 ANSWER = "The Harbour Bridge opened in 1932."
 QUESTION = "When did the Harbour Bridge open?"
-CONFIGS = {"no monitor": None, "no monitor, again (noise)": None, "hook, process, sampling 1.0": ("process", 1.0),
-           "hook, process, sampling 0.1": ("process", 0.1), "hook, thread, sampling 1.0": ("thread", 1.0)}
+CONFIGS = {
+    "no monitor": None,
+    "no monitor, again (noise)": None,
+    "hook, process, sampling 1.0": ("process", 1.0),
+    "hook, process, sampling 0.1": ("process", 0.1),
+    "hook, thread, sampling 1.0": ("thread", 1.0),
+}
 Run = Callable[[], Awaitable[Any]]
 
 
@@ -63,8 +68,16 @@ def responder(model_latency: float, judge_latency: float) -> Callable[[Request],
 
 @contextmanager
 def model_process(args: argparse.Namespace) -> Iterator[str]:
-    argv = [sys.executable, "-m", "bench.agent_latency", "--child", "--model-latency", str(args.model_latency),
-            "--judge-latency", str(args.judge_latency)]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "bench.agent_latency",
+        "--child",
+        "--model-latency",
+        str(args.model_latency),
+        "--judge-latency",
+        str(args.judge_latency),
+    ]
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -153,7 +166,7 @@ async def measure(runs: dict[str, Run], args: argparse.Namespace) -> dict[str, A
     for _ in range(args.rounds):
         got: dict[str, list[float]] = {name: [] for name in names}
         for n in range(args.runs):
-            for name in names[n % len(names):] + names[: n % len(names)]:
+            for name in names[n % len(names) :] + names[: n % len(names)]:
                 started = time.perf_counter()
                 answer = await runs[name]()
                 got[name].append(time.perf_counter() - started)
@@ -162,10 +175,18 @@ async def measure(runs: dict[str, Run], args: argparse.Namespace) -> dict[str, A
             times[name] += got[name]
             p99s[name].append(pct(got[name], 0.99))
     base = times["no monitor"]
-    return {name: {"runs": len(values), "p50_ms": pct(values, 0.5), "p99_ms": pct(values, 0.99),
-                   "added_p50_ms": pct(values, 0.5) - pct(base, 0.5),
-                   "added_p99_ms": pct(values, 0.99) - pct(base, 0.99), "round_p99_ms": p99s[name],
-                   **paired(p99s[name], p99s["no monitor"])} for name, values in times.items()}  # fmt: skip
+    return {
+        name: {
+            "runs": len(values),
+            "p50_ms": pct(values, 0.5),
+            "p99_ms": pct(values, 0.99),
+            "added_p50_ms": pct(values, 0.5) - pct(base, 0.5),
+            "added_p99_ms": pct(values, 0.99) - pct(base, 0.99),
+            "round_p99_ms": p99s[name],
+            **paired(p99s[name], p99s["no monitor"]),
+        }
+        for name, values in times.items()
+    }
 
 
 async def bench(args: argparse.Namespace, base_url: str, tmp: Path) -> dict[str, Any]:
@@ -175,10 +196,17 @@ async def bench(args: argparse.Namespace, base_url: str, tmp: Path) -> dict[str,
     out: dict[str, Any] = {}
     for framework in args.frameworks:
         make = FRAMEWORKS[framework]
-        monitors = {name: None if how is None else Monitor(
-            [create_faithfulness_scorer(Judge("judge", base_url=base_url, api_key="x"), reason="template")],
-            store=tmp / f"{framework}-{name}.db", isolate=how[0], sampling=how[1])  # type: ignore[arg-type]
-            for name, how in CONFIGS.items()}  # fmt: skip
+        monitors = {
+            name: None
+            if how is None
+            else Monitor(
+                [create_faithfulness_scorer(Judge("judge", base_url=base_url, api_key="x"), reason="template")],
+                store=tmp / f"{framework}-{name}.db",
+                isolate=how[0],  # type: ignore[arg-type]
+                sampling=how[1],
+            )
+            for name, how in CONFIGS.items()
+        }
         try:
             out[framework] = await measure(make(base_url, monitors), args)
         finally:
@@ -195,17 +223,47 @@ def _close(monitor: Monitor) -> dict[str, int]:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    lines = [f"# What a Monitor's framework hook adds to an agent run ({report['date']})", "",
-             f"`python -m bench.agent_latency {report['argv']}` on {report['machine']}; settings: "
-             f"{report['settings']}", ""]  # fmt: skip
+    lines = [
+        f"# What a Monitor's framework hook adds to an agent run ({report['date']})",
+        "",
+        f"`python -m bench.agent_latency {report['argv']}` on {report['machine']}; settings: {report['settings']}",
+        "",
+    ]
     for framework, found in report["frameworks"].items():
-        rows = [[name, r["runs"], fmt(r["p50_ms"]), fmt(r["p99_ms"]), fmt(r["added_p50_ms"]), fmt(r["added_p99_ms"]),
-                 fmt(r["added_p99_paired_median_ms"]), r["rounds_over_1ms"]]
-                for name, r in found.items() if name in CONFIGS]  # fmt: skip
-        lines += [f"## {framework}", "", *table(["configuration", "runs", "p50 ms", "p99 ms", "added p50 ms",
-                                                 "added p99 ms (pooled)",
-                                                 "added p99 ms (paired median)", "rounds adding > 1 ms"], rows),
-                  "", f"Scored by the monitors: {found.get('stored')}", ""]  # fmt: skip
+        rows = [
+            [
+                name,
+                r["runs"],
+                fmt(r["p50_ms"]),
+                fmt(r["p99_ms"]),
+                fmt(r["added_p50_ms"]),
+                fmt(r["added_p99_ms"]),
+                fmt(r["added_p99_paired_median_ms"]),
+                r["rounds_over_1ms"],
+            ]
+            for name, r in found.items()
+            if name in CONFIGS
+        ]
+        lines += [
+            f"## {framework}",
+            "",
+            *table(
+                [
+                    "configuration",
+                    "runs",
+                    "p50 ms",
+                    "p99 ms",
+                    "added p50 ms",
+                    "added p99 ms (pooled)",
+                    "added p99 ms (paired median)",
+                    "rounds adding > 1 ms",
+                ],
+                rows,
+            ),
+            "",
+            f"Scored by the monitors: {found.get('stored')}",
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -235,8 +293,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     settings = {k: v for k, v in vars(args).items() if k not in ("out", "child")}
     given = " ".join(argv if argv is not None else sys.argv[1:])
-    report: dict[str, Any] = {"date": dt.datetime.now().isoformat(timespec="seconds"), "machine": platform.platform(),
-                              "settings": settings, "argv": given}  # fmt: skip
+    report: dict[str, Any] = {
+        "date": dt.datetime.now().isoformat(timespec="seconds"),
+        "machine": platform.platform(),
+        "settings": settings,
+        "argv": given,
+    }
     with tempfile.TemporaryDirectory() as tmp, model_process(args) as base_url:
         report["frameworks"] = asyncio.run(bench(args, base_url, Path(tmp)))
     stem = args.out or RESULTS / f"agent-latency-{dt.date.today().isoformat()}{'-quick' if args.quick else ''}"

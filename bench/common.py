@@ -60,10 +60,19 @@ def run_runner(tool: str, items_file: Path, base_url: str, model: str, concurren
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "report.json"
         cmd = [
-            str(python), str(RUNNERS / f"{tool}_runner.py"),
-            "--items", str(items_file), "--base-url", base_url, "--model", model,
-            "--concurrency", str(concurrency), "--out", str(out),
-        ]  # fmt: skip
+            str(python),
+            str(RUNNERS / f"{tool}_runner.py"),
+            "--items",
+            str(items_file),
+            "--base-url",
+            base_url,
+            "--model",
+            model,
+            "--concurrency",
+            str(concurrency),
+            "--out",
+            str(out),
+        ]
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=6 * 3600, check=False)
         if done.returncode != 0 or not out.exists():
             raise SystemExit(f"{tool} runner failed ({done.returncode}):\n{done.stderr[-3000:]}")

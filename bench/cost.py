@@ -55,8 +55,10 @@ def rows_of(specs: list[str], model: str) -> tuple[list[dict[str, Any]], list[st
     for spec in specs:
         path, chosen = parse_spec(spec)
         report = json.loads(path.read_text(encoding="utf-8"))
-        sources.append(f"`{path.name}`: judge `{report['judge']}`, {report['limit']} items per file "
-                       f"(seed {report['seed']}) of {', '.join(report['files'])}")  # fmt: skip
+        sources.append(
+            f"`{path.name}`: judge `{report['judge']}`, {report['limit']} items per file "
+            f"(seed {report['seed']}) of {', '.join(report['files'])}"
+        )
         tools = chosen or {t: t for t in dict.fromkeys(r["tool"] for rs in report["files"].values() for r in rs)}
         for tool, label in tools.items():
             found = pooled(report, tool)
@@ -64,16 +66,35 @@ def rows_of(specs: list[str], model: str) -> tuple[list[dict[str, Any]], list[st
                 raise SystemExit(f"{path}: no rows of {tool!r}")
             prompt, completion = found["prompt_tokens_per_item"] * PER, found["completion_tokens_per_item"] * PER
             dollars = (prompt * prices.input_per_million + completion * prices.output_per_million) / 1e6
-            rows.append({"label": label, "items": found["items"], "calls": found["calls_per_item"] * PER,
-                         "prompt_tokens": prompt, "completion_tokens": completion, "usd": dollars})  # fmt: skip
+            rows.append(
+                {
+                    "label": label,
+                    "items": found["items"],
+                    "calls": found["calls_per_item"] * PER,
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "usd": dollars,
+                }
+            )
     return rows, sources
 
 
 def markdown(rows: list[dict[str, Any]], sources: list[str], model: str) -> str:
     lines = [f"Per {PER:,} items, at the list prices of `{model}`:", ""]
-    lines += table(["tool", "items measured", "judge calls", "prompt tokens", "completion tokens", "US$"],
-                   ([r["label"], r["items"], f"{r['calls']:,.0f}", f"{r['prompt_tokens']:,.0f}",
-                     f"{r['completion_tokens']:,.0f}", fmt(r["usd"], 3)] for r in rows))  # fmt: skip
+    lines += table(
+        ["tool", "items measured", "judge calls", "prompt tokens", "completion tokens", "US$"],
+        (
+            [
+                r["label"],
+                r["items"],
+                f"{r['calls']:,.0f}",
+                f"{r['prompt_tokens']:,.0f}",
+                f"{r['completion_tokens']:,.0f}",
+                fmt(r["usd"], 3),
+            ]
+            for r in rows
+        ),
+    )
     return "\n".join([*lines, "", "Measured by:", "", *(f"- {s}" for s in sources)]) + "\n"
 
 

@@ -69,8 +69,17 @@ def summarise(items: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    cols = ["items", "errors", "unquoted_share_of_yes", "as_given_ba", "require_evidence_ba", "as_given_ba_tuned",
-            "require_evidence_ba_tuned", "as_given_auc", "require_evidence_auc"]  # fmt: skip
+    cols = [
+        "items",
+        "errors",
+        "unquoted_share_of_yes",
+        "as_given_ba",
+        "require_evidence_ba",
+        "as_given_ba_tuned",
+        "require_evidence_ba_tuned",
+        "as_given_auc",
+        "require_evidence_auc",
+    ]
     rows = ([n, *(fmt(s[c]) for c in cols)] for n, s in report["files"].items())
     head = f"Judge `{report['judge']}` ({report['base_url']}), {report['date']}, {report['limit']} items per file"
     return "\n".join([head, "", *table(["file", *cols], rows)]) + "\n"
@@ -98,8 +107,14 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace, base_url: str) -> int:
     judge = Judge(args.model, base_url=base_url, api_key="not-needed", timeout=600, max_retries=0)
     files: dict[str, Any] = {}
-    report = {"date": dt.date.today().isoformat(), "machine": platform.platform(), "judge": args.model,
-              "base_url": args.base_url or "local model on loopback", "limit": args.limit, "files": files}  # fmt: skip
+    report = {
+        "date": dt.date.today().isoformat(),
+        "machine": platform.platform(),
+        "judge": args.model,
+        "base_url": args.base_url or "local model on loopback",
+        "limit": args.limit,
+        "files": files,
+    }
     stem = args.out or RESULTS / f"evidence-policy-{report['date']}"
     for name in args.files.split(","):
         rows = load(DATA_DIR / f"{name}.jsonl", args.limit, args.seed)

@@ -33,8 +33,12 @@ from troth.testing import FakeOpenAIServer, ScriptedJudge
 from troth.testing.faults import FAULTS, Fault, FaultyJudge
 
 SECRET = "sk-fault-mix-0123456789-SECRET"
-LONG_RATE_LIMIT = Fault("rate-limit-long", "transport", lambda r, h: replace(h, status=429, headers={
-    "Retry-After": "120"}, content=None), "JudgeConnectionError")  # fmt: skip
+LONG_RATE_LIMIT = Fault(
+    "rate-limit-long",
+    "transport",
+    lambda r, h: replace(h, status=429, headers={"Retry-After": "120"}, content=None),
+    "JudgeConnectionError",
+)
 """A server asking for two minutes, past the run's --max-wait: the item fails at once, typed."""
 DATA_FAULTS = ("transcript", "surrogate")
 
@@ -52,9 +56,12 @@ def items(n: int, rate: float, seed: int) -> list[dict[str, Any]]:
     out = []
     for i in range(n):
         year = 1932 if i % 2 == 0 else 1950
-        item: dict[str, Any] = {"id": f"i{i}", "output": f"Bridge {i} opened in {year}.",
-                                "context": [f"Bridge {i} opened in 1932."],
-                                "metadata": {"expected": float(year == 1932)}}  # fmt: skip
+        item: dict[str, Any] = {
+            "id": f"i{i}",
+            "output": f"Bridge {i} opened in {year}.",
+            "context": [f"Bridge {i} opened in 1932."],
+            "metadata": {"expected": float(year == 1932)},
+        }
         fault = rng.choice(DATA_FAULTS) if rng.random() < rate / 4 else None
         if fault == "transcript":
             item["output"] = [{"role": "assistant", "content": item["output"], "toolInvocations": 5}]
@@ -68,9 +75,26 @@ def items(n: int, rate: float, seed: int) -> list[dict[str, Any]]:
 def run_cli(
     data: Path, store: Path, out: Path, server: FakeOpenAIServer, concurrency: int
 ) -> subprocess.CompletedProcess[str]:
-    args = [sys.executable, "-m", "troth", "eval", str(data), "--model", "mix", "--base-url", server.base_url,
-            "--store", str(store), "--out", str(out), "--concurrency", str(concurrency), "--max-wait", "2",
-            "-q"]  # fmt: skip
+    args = [
+        sys.executable,
+        "-m",
+        "troth",
+        "eval",
+        str(data),
+        "--model",
+        "mix",
+        "--base-url",
+        server.base_url,
+        "--store",
+        str(store),
+        "--out",
+        str(out),
+        "--concurrency",
+        str(concurrency),
+        "--max-wait",
+        "2",
+        "-q",
+    ]
     env = {**os.environ, "TROTH_API_KEY": SECRET, "COLUMNS": "200"}
     return subprocess.run(args, capture_output=True, text=True, timeout=600, env=env)
 
@@ -91,14 +115,22 @@ def stored(store: Path) -> dict[str, list[dict[str, Any]]]:
     return found
 
 
-def check(
-    data: list[dict[str, Any]], done: subprocess.CompletedProcess[str], out: Path, store: Path
-) -> dict[str, Any]:
+def check(data: list[dict[str, Any]], done: subprocess.CompletedProcess[str], out: Path, store: Path) -> dict[str, Any]:
     """What the run left, counted: every problem is a count that must be 0."""
     reported = {r["item_id"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
     rows = stored(store)
-    counts = {"items": len(data), "scored": 0, "failed": 0, "lost": 0, "reported_twice": 0, "stored_twice": 0,
-              "unstored": 0, "wrong": 0, "untyped": 0, "data_faults_scored": 0}  # fmt: skip
+    counts = {
+        "items": len(data),
+        "scored": 0,
+        "failed": 0,
+        "lost": 0,
+        "reported_twice": 0,
+        "stored_twice": 0,
+        "unstored": 0,
+        "wrong": 0,
+        "untyped": 0,
+        "data_faults_scored": 0,
+    }
     counts["reported_twice"] = len(out.read_text(encoding="utf-8").splitlines()) - len(reported)
     for item in data:
         row, kept = reported.get(item["id"]), rows.get(item["id"], [])
@@ -117,8 +149,11 @@ def check(
             counts["unstored"] += len(kept) != 1
     terminal = done.stdout + done.stderr
     counts["raw_on_terminal"] = terminal.count("Traceback") + terminal.count("Exception:")
-    counts["key_seen"] = int(SECRET in terminal or SECRET in out.read_text(encoding="utf-8")
-                             or any(SECRET.encode() in p.read_bytes() for p in _files(store)))  # fmt: skip
+    counts["key_seen"] = int(
+        SECRET in terminal
+        or SECRET in out.read_text(encoding="utf-8")
+        or any(SECRET.encode() in p.read_bytes() for p in _files(store))
+    )
     counts["exit_status"] = done.returncode
     return counts
 
@@ -139,9 +174,13 @@ def mix(
     with FakeOpenAIServer(responder, record=False) as server:
         done = run_cli(path, tmp / store_name, tmp / f"{store_name}.out.jsonl", server, concurrency)
     counts = check(data, done, tmp / f"{store_name}.out.jsonl", tmp / store_name)
-    return {"store": store_name, "wall_s": round(time.perf_counter() - started, 1), "counts": counts,
-            "judge_faults": dict(responder.injected),
-            "data_faults": {f: sum(d["metadata"]["fault"] == f for d in data) for f in DATA_FAULTS}}  # fmt: skip
+    return {
+        "store": store_name,
+        "wall_s": round(time.perf_counter() - started, 1),
+        "counts": counts,
+        "judge_faults": dict(responder.injected),
+        "data_faults": {f: sum(d["metadata"]["fault"] == f for d in data) for f in DATA_FAULTS},
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,18 +189,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=0.2)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    report: dict[str, Any] = {"date": dt.datetime.now().isoformat(timespec="seconds"), "settings": vars(args),
-                              "runs": []}  # fmt: skip
+    report: dict[str, Any] = {
+        "date": dt.datetime.now().isoformat(timespec="seconds"),
+        "settings": vars(args),
+        "runs": [],
+    }
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("mix.db", "mix.parquet"):
             report["runs"].append(mix(args.items, name, Path(tmp), rate=args.rate, seed=args.seed))
             print(json.dumps(report["runs"][-1]), flush=True)
-    lines = ["| store | items | scored | failed | lost | wrong | untyped | stored twice | exit | wall s |",
-             "|---|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "| store | items | scored | failed | lost | wrong | untyped | stored twice | exit | wall s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for run in report["runs"]:
         c = run["counts"]
-        lines.append(f"| {run['store']} | {c['items']} | {c['scored']} | {c['failed']} | {c['lost']} | {c['wrong']} "
-                     f"| {c['untyped']} | {c['stored_twice']} | {c['exit_status']} | {run['wall_s']} |")  # fmt: skip
+        lines.append(
+            f"| {run['store']} | {c['items']} | {c['scored']} | {c['failed']} | {c['lost']} | {c['wrong']} "
+            f"| {c['untyped']} | {c['stored_twice']} | {c['exit_status']} | {run['wall_s']} |"
+        )
     write_results(RESULTS / f"fault-mix-{dt.date.today().isoformat()}", report, "\n".join(lines) + "\n")
     return 0
 

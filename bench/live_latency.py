@@ -121,8 +121,17 @@ def child(argv: list[str]) -> int:
 @contextmanager
 def process(*role: str, args: argparse.Namespace) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """A server process of this script; yields its URL and the process (stopped on exit)."""
-    argv = [sys.executable, "-m", "bench.live_latency", "--child", *role,
-            "--model-latency", str(args.model_latency), "--judge-latency", str(args.judge_latency)]  # fmt: skip
+    argv = [
+        sys.executable,
+        "-m",
+        "bench.live_latency",
+        "--child",
+        *role,
+        "--model-latency",
+        str(args.model_latency),
+        "--judge-latency",
+        str(args.judge_latency),
+    ]
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
@@ -162,8 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         return child(argv or sys.argv[1:])
     settings = {k: v for k, v in vars(args).items() if k not in ("out", "child")}
-    report: dict[str, Any] = {"date": dt.datetime.now().isoformat(timespec="seconds"), "machine": platform.platform(),
-                              "settings": settings}  # fmt: skip
+    report: dict[str, Any] = {
+        "date": dt.datetime.now().isoformat(timespec="seconds"),
+        "machine": platform.platform(),
+        "settings": settings,
+    }
     with tempfile.TemporaryDirectory() as tmp, process("models", args=args) as (models, _):
         if not args.soak_only:
             report["latency"] = side_by_side(args, models, Path(tmp))
@@ -177,15 +189,25 @@ def main(argv: list[str] | None = None) -> int:
 
 def make_app(models: str, sampling: float | None, db: Path, isolate: str) -> Any:
     judge = Judge("judge", base_url=models, api_key="x", timeout=10) if sampling is not None else None
-    return create_app(agent_base_url=models, agent_model="agent-model", judge=judge, sampling=sampling or 1.0,
-                      store=db, isolate="process" if isolate == "process" else "thread")  # fmt: skip
+    return create_app(
+        agent_base_url=models,
+        agent_model="agent-model",
+        judge=judge,
+        sampling=sampling or 1.0,
+        store=db,
+        isolate="process" if isolate == "process" else "thread",
+    )
 
 
 def side_by_side(args: argparse.Namespace, models: str, tmp: Path) -> dict[str, Any]:
-    configs = {"no monitor": ("none", "thread"), "no monitor, again (noise)": ("none", "thread"),
-               "thread, sampling 1.0": ("1.0", "thread"),
-               "thread, sampling 0.1": ("0.1", "thread"), "process, sampling 1.0": ("1.0", "process"),
-               "process, sampling 0.1": ("0.1", "process")}  # fmt: skip
+    configs = {
+        "no monitor": ("none", "thread"),
+        "no monitor, again (noise)": ("none", "thread"),
+        "thread, sampling 1.0": ("1.0", "thread"),
+        "thread, sampling 0.1": ("0.1", "thread"),
+        "process, sampling 1.0": ("1.0", "process"),
+        "process, sampling 0.1": ("0.1", "process"),
+    }
     latencies: dict[str, list[float]] = {name: [] for name in configs}
     p99s: dict[str, list[float]] = {name: [] for name in configs}
     for r in range(args.rounds):
@@ -200,13 +222,18 @@ def side_by_side(args: argparse.Namespace, models: str, tmp: Path) -> dict[str, 
     base = latencies["no monitor"]
     out = {}
     for name, values in latencies.items():
-        out[name] = {"requests": len(values), "p50_ms": pct(values, 0.5), "p99_ms": pct(values, 0.99),
-                     "added_p50_ms": pct(values, 0.5) - pct(base, 0.5),
-                     "added_p99_ms": pct(values, 0.99) - pct(base, 0.99),
-                     "median_round_p99_ms": statistics.median(p99s[name]),
-                     "added_median_round_p99_ms": statistics.median(p99s[name]) - statistics.median(p99s["no monitor"]),
-                     **paired(p99s[name], p99s["no monitor"]), "round_p99_ms": p99s[name],
-                     "mean_ms": statistics.fmean(values) * 1000}  # fmt: skip
+        out[name] = {
+            "requests": len(values),
+            "p50_ms": pct(values, 0.5),
+            "p99_ms": pct(values, 0.99),
+            "added_p50_ms": pct(values, 0.5) - pct(base, 0.5),
+            "added_p99_ms": pct(values, 0.99) - pct(base, 0.99),
+            "median_round_p99_ms": statistics.median(p99s[name]),
+            "added_median_round_p99_ms": statistics.median(p99s[name]) - statistics.median(p99s["no monitor"]),
+            **paired(p99s[name], p99s["no monitor"]),
+            "round_p99_ms": p99s[name],
+            "mean_ms": statistics.fmean(values) * 1000,
+        }
     return out
 
 
@@ -233,8 +260,14 @@ def soak(args: argparse.Namespace, models: str, db: Path) -> dict[str, Any]:
         stop.set()
     with sqlite3.connect(db) as conn:
         stored = conn.execute("SELECT count(*) FROM runs WHERE source = 'live'").fetchone()[0]
-    return {"requests": len(latencies), **stats, "stored": stored, "lost": stats["sampled"] - stored,
-            "p99_ms": pct(latencies, 0.99), "rss_mb": samples}  # fmt: skip
+    return {
+        "requests": len(latencies),
+        **stats,
+        "stored": stored,
+        "lost": stats["sampled"] - stored,
+        "p99_ms": pct(latencies, 0.99),
+        "rss_mb": samples,
+    }
 
 
 def tree_rss_mb(pid: int) -> float:
@@ -255,21 +288,31 @@ def drained_stats(url: str, timeout: float = 60.0) -> dict[str, Any]:
 
 def markdown(report: dict[str, Any]) -> str:
     s = report["settings"]
-    cols = ["requests", "p50_ms", "p99_ms", "added_p50_ms", "added_p99_ms", "added_median_round_p99_ms",
-            "added_p99_paired_median_ms", "rounds_over_1ms"]  # fmt: skip
+    cols = [
+        "requests",
+        "p50_ms",
+        "p99_ms",
+        "added_p50_ms",
+        "added_p99_ms",
+        "added_median_round_p99_ms",
+        "added_p99_paired_median_ms",
+        "rounds_over_1ms",
+    ]
     rows = ([name, *(fmt(v.get(c), 2) for c in cols)] for name, v in report.get("latency", {}).items())
     soak = report["soak"]
     rss = [m for _, m in soak["rss_mb"]]
     lines = [
         f"Live monitor, {report['date']}, {report['machine']}: {s['rate']:g} req/s, model {s['model_latency']:g} s, "
         f"judge {s['judge_latency']:g} s, {s['rounds']} round(s) of {s['round_s']:g} s per configuration.",
-        "", *(table(["configuration", *cols], rows) if "latency" in report else ["(soak only)"]), "",
+        "",
+        *(table(["configuration", *cols], rows) if "latency" in report else ["(soak only)"]),
+        "",
         f"Soak at sampling 0.1 ({s['soak_isolate']}), {s['soak_s']:g} s: {soak['requests']} requests, "
         f"{soak['sampled']} sampled, "
         f"{soak['dropped']} dropped, {soak['stored']} stored, {soak['lost']} lost, {soak['failed']} failed; "
         f"RSS of the app and its children {rss[0] if rss else '-'} -> {rss[-1] if rss else '-'} MB "
         f"(min {min(rss, default=0)}, max {max(rss, default=0)}).",
-    ]  # fmt: skip
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -47,8 +47,9 @@ print(json.dumps({"prompt_tokens": first["usage"]["prompt_tokens"], "prompt_s": 
 def probe(build: Path, model: Path) -> dict[str, Any]:
     """One measurement of one build, in its own process."""
     env = {**os.environ, "PYTHONPATH": str(build)}
-    proc = subprocess.run([sys.executable, "-c", PROBE, str(model)], capture_output=True, text=True, env=env,
-                          timeout=600)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, str(model)], capture_output=True, text=True, env=env, timeout=600
+    )
     if proc.returncode != 0:
         return {"crashed": signal_name(proc.returncode)}
     found: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -81,9 +82,14 @@ def markdown(report: dict[str, Any]) -> str:
         ratio = [s[k] / base[k] if "crashed" not in base else None for k in ("prompt_tok_s", "generate_tok_s")]
         rows.append([name, fmt(s["prompt_tok_s"], 1), fmt(s["generate_tok_s"], 2), fmt(ratio[0], 2), fmt(ratio[1], 2)])
     head = ["build", "prompt tokens/s", "generated tokens/s", f"prompt × {names[0]}", f"generation × {names[0]}"]
-    lines = [f"# llama.cpp builds side by side ({report['date']})", "",
-             f"Model {report['model']}, 2 threads, {report['repeats']} repeats (medians), {report['machine']}.", "",
-             *table(head, rows), ""]  # fmt: skip
+    lines = [
+        f"# llama.cpp builds side by side ({report['date']})",
+        "",
+        f"Model {report['model']}, 2 threads, {report['repeats']} repeats (medians), {report['machine']}.",
+        "",
+        *table(head, rows),
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -99,9 +105,14 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.repeats):
         for name, folder in builds.items():
             runs[name].append(probe(folder, model.path))
-    report = {"date": dt.date.today().isoformat(), "model": model.name, "repeats": args.repeats,
-              "machine": f"{platform.machine()}, {os.cpu_count()} cores", "runs": runs,
-              "builds": {name: summary(r) for name, r in runs.items()}}  # fmt: skip
+    report = {
+        "date": dt.date.today().isoformat(),
+        "model": model.name,
+        "repeats": args.repeats,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        "runs": runs,
+        "builds": {name: summary(r) for name, r in runs.items()},
+    }
     text = markdown(report)
     write_results(RESULTS / f"llama-builds-{model.name}-{report['date']}", report, text)
     print(text)

@@ -46,11 +46,27 @@ _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
 _AUX = re.compile(r"\b(is|are|was|were|has|have|had|will|can|could|would|should|does|did)\b(?! not\b)")
 _NEGATED = re.compile(r"\b(is|are|was|were|has|have|had|will|can|could|would|should|does|did) not\b")
 SYNONYMS = {
-    "said": "stated", "began": "started", "begin": "start", "big": "large", "bought": "purchased",
-    "about": "around", "help": "assist", "buy": "purchase", "shows": "indicates", "showed": "indicated",
-    "children": "kids", "quickly": "rapidly", "enough": "sufficient", "main": "principal", "get": "obtain",
-    "told": "informed", "start": "begin", "end": "finish", "ended": "finished", "near": "close to",
-}  # fmt: skip
+    "said": "stated",
+    "began": "started",
+    "begin": "start",
+    "big": "large",
+    "bought": "purchased",
+    "about": "around",
+    "help": "assist",
+    "buy": "purchase",
+    "shows": "indicates",
+    "showed": "indicated",
+    "children": "kids",
+    "quickly": "rapidly",
+    "enough": "sufficient",
+    "main": "principal",
+    "get": "obtain",
+    "told": "informed",
+    "start": "begin",
+    "end": "finish",
+    "ended": "finished",
+    "near": "close to",
+}
 INTENSIFIERS = ("very", "really", "also", "just", "quite")
 
 
@@ -80,7 +96,7 @@ def swap_name(output: str, context: str, rng: random.Random) -> str | None:
 
 
 def negate(output: str, context: str, rng: random.Random) -> str | None:
-    """"not" removed after the first negated auxiliary, else added after the first auxiliary."""
+    """ "not" removed after the first negated auxiliary, else added after the first auxiliary."""
     if found := _NEGATED.search(output):
         return output[: found.start()] + found.group(1) + output[found.end() :]
     if found := _AUX.search(output):
@@ -140,8 +156,11 @@ async def run_file(judge: Judge, rows: list[dict[str, Any]], seed: int) -> list[
         scores = {}
         for kind, text in texts.items():
             result = await scorer.arun(output=text, context=row["context"])
-            scores[kind] = {"judge": result.score, "counter": overlap_baseline({**row, "output": text}),
-                            "signs": signs(text, row["context"])}  # fmt: skip
+            scores[kind] = {
+                "judge": result.score,
+                "counter": overlap_baseline({**row, "output": text}),
+                "signs": signs(text, row["context"]),
+            }
         found.append({"id": row["id"], "edits": edits, "scores": scores})
     return found
 
@@ -159,8 +178,12 @@ def drops(items: list[dict[str, Any]], kind: str, method: str) -> dict[str, Any]
     ``signs``, how often it raised their count, over every original."""
     raised = method == "signs"
     counted = [i for i in items if kind in i["scores"] and (raised or i["scores"]["original"][method] > 0)]
-    moved = sum((i["scores"][kind][method] > i["scores"]["original"][method]) if raised
-                else (i["scores"][kind][method] < i["scores"]["original"][method]) for i in counted)  # fmt: skip
+    moved = sum(
+        (i["scores"][kind][method] > i["scores"]["original"][method])
+        if raised
+        else (i["scores"][kind][method] < i["scores"]["original"][method])
+        for i in counted
+    )
     return {"edits": len(counted), "lowered": moved, "share": moved / len(counted) if counted else None}
 
 
@@ -170,11 +193,14 @@ def summary(items: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    lines = [f"# Same-context edits ({report['date']}): {report['judge']}", "",
-             f"{report['limit']} faithful answers a file from the held-out halves, seed {report['seed']}. "
-             "Share of edits that lower the score, over the originals scored above 0 (edits counted); "
-             "alignment signs (troth.text.alignment, not yet used by the verifier): share of edits that add one.",
-             ""]  # fmt: skip
+    lines = [
+        f"# Same-context edits ({report['date']}): {report['judge']}",
+        "",
+        f"{report['limit']} faithful answers a file from the held-out halves, seed {report['seed']}. "
+        "Share of edits that lower the score, over the originals scored above 0 (edits counted); "
+        "alignment signs (troth.text.alignment, not yet used by the verifier): share of edits that add one.",
+        "",
+    ]
     kinds = list({**FACT_EDITS, **KEPT_EDITS})
     rows = []
     for name, part in report["files"].items():
@@ -196,8 +222,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     files, limit = (args.files[:1], 8) if args.quick else (args.files, args.limit)
     judge = Judge(args.model)
-    report: dict[str, Any] = {"date": dt.date.today().isoformat(), "judge": args.model, "limit": limit,
-                              "seed": args.seed, "files": {}}  # fmt: skip
+    report: dict[str, Any] = {
+        "date": dt.date.today().isoformat(),
+        "judge": args.model,
+        "limit": limit,
+        "seed": args.seed,
+        "files": {},
+    }
     name = f"perturb-{args.model.replace('/', '_')}-{report['date']}{'-quick' if args.quick else ''}"
     stem = args.out or RESULTS / name
     for file in files:

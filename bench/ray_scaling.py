@@ -50,10 +50,14 @@ from troth.testing.server import Reply, Request, ScriptedJudge
 def judge_items(n: int) -> list[dict[str, Any]]:
     """Distinct answers (no two judge requests alike), half with an unsupported claim."""
     return [
-        {"id": f"j{i}", "input": f"q{i}", "context": ["Paris is big."],
-         "output": f"Paris is big. Item {i} is odd." if i % 2 else f"Paris is big, says item {i}."}
+        {
+            "id": f"j{i}",
+            "input": f"q{i}",
+            "context": ["Paris is big."],
+            "output": f"Paris is big. Item {i} is odd." if i % 2 else f"Paris is big, says item {i}.",
+        }
         for i in range(n)
-    ]  # fmt: skip
+    ]
 
 
 def verifier_items(n: int) -> list[dict[str, Any]]:
@@ -83,8 +87,9 @@ def engines(concurrency: int, verifier: bool) -> dict[str, tuple[RayEngine | Non
     }
 
 
-def part(name: str, make: Callable[[], Scorer], items: list[dict[str, Any]], args: argparse.Namespace,
-         verifier: bool) -> dict[str, Any]:  # fmt: skip
+def part(
+    name: str, make: Callable[[], Scorer], items: list[dict[str, Any]], args: argparse.Namespace, verifier: bool
+) -> dict[str, Any]:
     """Every engine on ``items``, ``args.rounds`` times in turn; medians of wall time."""
     walls: dict[str, list[float]] = {}
     fixeds: dict[str, list[float]] = {}
@@ -92,10 +97,16 @@ def part(name: str, make: Callable[[], Scorer], items: list[dict[str, Any]], arg
     units = {}
     for r in range(args.rounds):
         for label, (engine, concurrency) in engines(args.concurrency, verifier).items():
-            fixed, _ = timed(lambda e=engine, c=concurrency: run_evals(  # type: ignore[misc]
-                items[:2], make(), store=None, quiet=True, concurrency=c, engine=e))  # fmt: skip
-            wall, result = timed(lambda e=engine, c=concurrency: run_evals(  # type: ignore[misc]
-                items, make(), store=None, quiet=True, concurrency=c, engine=e))  # fmt: skip
+            fixed, _ = timed(
+                lambda e=engine, c=concurrency: run_evals(  # type: ignore[misc]
+                    items[:2], make(), store=None, quiet=True, concurrency=c, engine=e
+                )
+            )
+            wall, result = timed(
+                lambda e=engine, c=concurrency: run_evals(  # type: ignore[misc]
+                    items, make(), store=None, quiet=True, concurrency=c, engine=e
+                )
+            )
             assert result.summary.failed_items == 0, result.items[0].errors
             walls.setdefault(label, []).append(wall)
             fixeds.setdefault(label, []).append(fixed)
@@ -103,8 +114,16 @@ def part(name: str, make: Callable[[], Scorer], items: list[dict[str, Any]], arg
             units[label] = claims(result) if verifier else len(items)
             print(f"{name} round {r + 1} {label}: {wall:.2f} s", flush=True)
     unit = "claims" if verifier else "items"
-    out = {label: {"wall_s": statistics.median(w), "walls": w, f"{unit}_per_s": units[label] / statistics.median(w),
-                   unit: units[label], "scores": scores[label]} for label, w in walls.items()}  # fmt: skip
+    out = {
+        label: {
+            "wall_s": statistics.median(w),
+            "walls": w,
+            f"{unit}_per_s": units[label] / statistics.median(w),
+            unit: units[label],
+            "scores": scores[label],
+        }
+        for label, w in walls.items()
+    }
     first = next(iter(out))
     for label, row in out.items():
         row["fixed_s"] = statistics.median(fixeds[label])  # a 2-item run: starting actors, loading models
@@ -120,8 +139,14 @@ def ingest(n: int, tmp: Path) -> dict[str, float]:
     result = scorer.run("q", "Paris is big. Rome is small.", context=["Paris is big."])
     blobs = []
     for i in range(n):
-        item: dict[str, Any] = {"id": str(i), "input": "q", "output": "Paris is big. Rome is small.",
-                                "context": ["Paris is big."], "ground_truth": None, "metadata": {}}  # fmt: skip
+        item: dict[str, Any] = {
+            "id": str(i),
+            "input": "q",
+            "output": "Paris is big. Rome is small.",
+            "context": ["Paris is big."],
+            "ground_truth": None,
+            "metadata": {},
+        }
         record = to_record("e", item, scorer, result, None, now())
         blobs.append(pickle.dumps(Outcome(item, {scorer.id: result}, [record])))
     out = {}
@@ -189,17 +214,28 @@ def main(argv: list[str] | None = None) -> int:
 
     clock = time.perf_counter()
     ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
-    report: dict[str, Any] = {"date": dt.date.today().isoformat(), "machine": machine(), "args": vars(args),
-                              "ray": ray.__version__, "cluster_start_s": time.perf_counter() - clock}  # fmt: skip
+    report: dict[str, Any] = {
+        "date": dt.date.today().isoformat(),
+        "machine": machine(),
+        "args": vars(args),
+        "ray": ray.__version__,
+        "cluster_start_s": time.perf_counter() - clock,
+    }
     stem = RESULTS / f"ray-scaling-{report['date']}{'-quick' if args.quick else ''}"
     with FakeOpenAIServer(with_delay(args.delay), record=False) as srv:
+
         def make() -> Scorer:
             return create_faithfulness_scorer(Judge("fake", base_url=srv.base_url, api_key="k", timeout=30))
 
         report["judge"] = part("judge", make, judge_items(args.items), args, verifier=False)
     write_results(stem, report, markdown(report))
-    report["verifier"] = part("verifier", lambda: create_faithfulness_scorer("local"),
-                              verifier_items(args.verifier_items), args, verifier=True)  # fmt: skip
+    report["verifier"] = part(
+        "verifier",
+        lambda: create_faithfulness_scorer("local"),
+        verifier_items(args.verifier_items),
+        args,
+        verifier=True,
+    )
     write_results(stem, report, markdown(report))
     ray.shutdown()
     extras(args, report)
@@ -232,29 +268,56 @@ def machine() -> str:
 
 def markdown(report: dict[str, Any]) -> str:
     a = report["args"]
-    lines = [f"# Ray scaling, {report['date']}", "",
-             f"{report['machine']}; Ray {report['ray']}, local cluster of 2 CPUs (started in "
-             f"{report['cluster_start_s']:.1f} s, not counted). Medians of {a['rounds']} rounds. "
-             f"Command: `python -m bench.ray_scaling{' --quick' if a['quick'] else ''}`.", "",
-             f"## Loopback judge: {a['items']} items, {a['delay'] * 1000:.0f} ms a call, "
-             f"{a['concurrency']} calls in flight per worker", ""]  # fmt: skip
-    rows = [[k, fmt(v["wall_s"], 2), fmt(v["items_per_s"], 1), fmt(v["fixed_s"], 2), fmt(v["per_item_ms"], 2),
-             fmt(v["added_ms_per_item"], 2)] for k, v in report["judge"].items()]  # fmt: skip
+    lines = [
+        f"# Ray scaling, {report['date']}",
+        "",
+        f"{report['machine']}; Ray {report['ray']}, local cluster of 2 CPUs (started in "
+        f"{report['cluster_start_s']:.1f} s, not counted). Medians of {a['rounds']} rounds. "
+        f"Command: `python -m bench.ray_scaling{' --quick' if a['quick'] else ''}`.",
+        "",
+        f"## Loopback judge: {a['items']} items, {a['delay'] * 1000:.0f} ms a call, "
+        f"{a['concurrency']} calls in flight per worker",
+        "",
+    ]
+    rows = [
+        [
+            k,
+            fmt(v["wall_s"], 2),
+            fmt(v["items_per_s"], 1),
+            fmt(v["fixed_s"], 2),
+            fmt(v["per_item_ms"], 2),
+            fmt(v["added_ms_per_item"], 2),
+        ]
+        for k, v in report["judge"].items()
+    ]
     heads = ["engine", "wall s", "items/s", "fixed s (2-item run)", "ms/item past the fixed", "added ms/item vs row 1"]
     lines += table(heads, rows)
     if "verifier" in report:
         lines += ["", f"## Offline verifier: {a['verifier_items']} WiCE dev items, one CPU per worker", ""]
-        rows = [[k, fmt(v["wall_s"], 2), fmt(v["fixed_s"], 2), str(v["claims"]), fmt(v["claims_per_s"], 1),
-                 fmt(v["claims"] / (v["wall_s"] - v["fixed_s"]), 1)]
-                for k, v in report["verifier"].items()]  # fmt: skip
-        lines += table(["engine", "wall s", "fixed s (2-item run)", "claims", "claims/s", "claims/s past the fixed"],
-                       rows)  # fmt: skip
+        rows = [
+            [
+                k,
+                fmt(v["wall_s"], 2),
+                fmt(v["fixed_s"], 2),
+                str(v["claims"]),
+                fmt(v["claims_per_s"], 1),
+                fmt(v["claims"] / (v["wall_s"] - v["fixed_s"]), 1),
+            ]
+            for k, v in report["verifier"].items()
+        ]
+        lines += table(
+            ["engine", "wall s", "fixed s (2-item run)", "claims", "claims/s", "claims/s past the fixed"], rows
+        )
     if "parallelism" in report:
         par = report["parallelism"]
-        lines += ["", f"## This machine: two verifier processes at once score {fmt(par['speedup'], 2)}x as fast as one",
-                  "", f"(100 WiCE items, one thread each: {fmt(par['one_s'], 2)} s alone, "
-                  f"{fmt(par['two_at_once_s'], 2)} s for two side by side; 2.0 on two free cores). "
-                  "It caps what a second worker can add here."]  # fmt: skip
+        lines += [
+            "",
+            f"## This machine: two verifier processes at once score {fmt(par['speedup'], 2)}x as fast as one",
+            "",
+            f"(100 WiCE items, one thread each: {fmt(par['one_s'], 2)} s alone, "
+            f"{fmt(par['two_at_once_s'], 2)} s for two side by side; 2.0 on two free cores). "
+            "It caps what a second worker can add here.",
+        ]
     if "ingest_items_per_s" in report:
         rates = report["ingest_items_per_s"]
         lines += ["", f"## What the driver takes in ({a['ingest']} outcomes: unpickled, saved, results rebuilt)", ""]
@@ -270,8 +333,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--ingest", type=int, default=5000, help="outcomes taken in to measure the driver")
-    parser.add_argument("--only-extras", action="store_true",
-                        help="re-measure only the driver's intake and the machine's parallelism")  # fmt: skip
+    parser.add_argument(
+        "--only-extras", action="store_true", help="re-measure only the driver's intake and the machine's parallelism"
+    )
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:

@@ -52,8 +52,9 @@ def scorer_for(judge: Judge, strategy: str) -> Scorer:
 Outcomes = list[dict[str, Any]]
 
 
-async def score(rows: list[dict[str, Any]], judge: Judge, strategy: str, done: Outcomes,
-                saved: Callable[[Outcomes], None]) -> Outcomes:  # fmt: skip
+async def score(
+    rows: list[dict[str, Any]], judge: Judge, strategy: str, done: Outcomes, saved: Callable[[Outcomes], None]
+) -> Outcomes:
     """Each row after those ``done`` scored in turn: its score (None: failed), calls, tokens and
     seconds; ``saved`` gets the outcomes so far after every item."""
     scorer = scorer_for(judge, strategy)
@@ -63,13 +64,26 @@ async def score(rows: list[dict[str, Any]], judge: Judge, strategy: str, done: O
         try:
             result = await scorer.arun(input=row.get("input") or None, output=row["output"], context=row["context"])
             usage = list(result.usage.values())
-            out.append({"score": result.score, "calls": sum(u.calls for u in usage),
-                        "prompt_tokens": sum(u.prompt_tokens for u in usage),
-                        "completion_tokens": sum(u.completion_tokens for u in usage), "error": None,
-                        "flags": list(result.flags)})  # fmt: skip
+            out.append(
+                {
+                    "score": result.score,
+                    "calls": sum(u.calls for u in usage),
+                    "prompt_tokens": sum(u.prompt_tokens for u in usage),
+                    "completion_tokens": sum(u.completion_tokens for u in usage),
+                    "error": None,
+                    "flags": list(result.flags),
+                }
+            )
         except Exception as exc:  # a failed item is counted, not fatal
-            out.append({"score": None, "calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                        "error": f"{type(exc).__name__}: {exc}"[:200]})  # fmt: skip
+            out.append(
+                {
+                    "score": None,
+                    "calls": 0,
+                    "prompt_tokens": 0,
+                    "completion_tokens": 0,
+                    "error": f"{type(exc).__name__}: {exc}"[:200],
+                }
+            )
         out[-1]["seconds"] = time.perf_counter() - started
         saved(out)
         print(f"  {strategy} {n}/{len(rows)}: {out[-1]['score']}", file=sys.stderr, flush=True)
@@ -95,8 +109,15 @@ def difference(labels: list[int], a: list[bool], b: list[bool]) -> dict[str, flo
     def diff(y: Any, fa: Any, fb: Any) -> float:
         return balanced_accuracy(y, fb) - balanced_accuracy(y, fa)
 
-    found = stats.bootstrap((labels, a, b), diff, paired=True, vectorized=False, n_resamples=2000,
-                            method="percentile", rng=np.random.default_rng(0))  # fmt: skip
+    found = stats.bootstrap(
+        (labels, a, b),
+        diff,
+        paired=True,
+        vectorized=False,
+        n_resamples=2000,
+        method="percentile",
+        rng=np.random.default_rng(0),
+    )
     interval = found.confidence_interval
     return {"difference": diff(labels, a, b), "ci_low": float(interval.low), "ci_high": float(interval.high)}
 
@@ -127,14 +148,16 @@ def summary(rows: list[dict[str, Any]], runs: dict[str, list[dict[str, Any]]]) -
     out: dict[str, Any] = {"items": len(rows), "scored_by_both": len(both)}
     for s in STRATEGIES:
         found = runs[s]
-        out[s] = {"balanced_accuracy": balanced_accuracy(labels, flags[s]) if both else None,
-                  "failed_items": sum(r["score"] is None for r in found),
-                  "calls_per_item": sum(r["calls"] for r in found) / len(found),
-                  "prompt_tokens_per_item": sum(r["prompt_tokens"] for r in found) / len(found),
-                  "completion_tokens_per_item": sum(r["completion_tokens"] for r in found) / len(found),
-                  "seconds_per_item": sum(r["seconds"] for r in found) / len(found),
-                  "fell_back": sum(map(fell_back, found)),
-                  "errors": sorted({r["error"] for r in found if r["error"]})[:3]}  # fmt: skip
+        out[s] = {
+            "balanced_accuracy": balanced_accuracy(labels, flags[s]) if both else None,
+            "failed_items": sum(r["score"] is None for r in found),
+            "calls_per_item": sum(r["calls"] for r in found) / len(found),
+            "prompt_tokens_per_item": sum(r["prompt_tokens"] for r in found) / len(found),
+            "completion_tokens_per_item": sum(r["completion_tokens"] for r in found) / len(found),
+            "seconds_per_item": sum(r["seconds"] for r in found) / len(found),
+            "fell_back": sum(map(fell_back, found)),
+            "errors": sorted({r["error"] for r in found if r["error"]})[:3],
+        }
     if len(both) >= 4:
         out["single_minus_two_step"] = difference(labels, flags["two-step"], flags["single-pass"])
     out["judged_in_one_pass"] = one_pass_subset(labels, flags, [runs["single-pass"][i] for i in both])
@@ -147,9 +170,13 @@ def interval(d: dict[str, float]) -> str:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    lines = [f"# Single pass against two steps ({report['judge']}, {report['date']})", "",
-             f"{report['machine']}; {report['limit']} label-balanced items per file (seed {report['seed']}); "
-             "reason by template; unfaithful = score < 1.", ""]  # fmt: skip
+    lines = [
+        f"# Single pass against two steps ({report['judge']}, {report['date']})",
+        "",
+        f"{report['machine']}; {report['limit']} label-balanced items per file (seed {report['seed']}); "
+        "reason by template; unfaithful = score < 1.",
+        "",
+    ]
     rows = []
     for name, f in report["files"].items():
         if "two-step" not in f:  # still being scored
@@ -157,13 +184,35 @@ def markdown(report: dict[str, Any]) -> str:
         d = f.get("single_minus_two_step", {})
         for s in STRATEGIES:
             r = f[s]
-            rows.append([name, s, fmt(r["balanced_accuracy"]), r["failed_items"], fmt(r["calls_per_item"]),
-                         fmt(r["prompt_tokens_per_item"], 0),
-                         fmt(r["completion_tokens_per_item"], 0), fmt(r["seconds_per_item"], 1), r["fell_back"],
-                         interval(d) if s == "single-pass" else ""])  # fmt: skip
-    lines += table(["file", "strategy", "balanced accuracy", "failed", "calls/item", "prompt tokens/item",
-                    "completion tokens/item", "s/item",
-                    "two-step fallbacks", "single − two-step (95% CI)"], rows)  # fmt: skip
+            rows.append(
+                [
+                    name,
+                    s,
+                    fmt(r["balanced_accuracy"]),
+                    r["failed_items"],
+                    fmt(r["calls_per_item"]),
+                    fmt(r["prompt_tokens_per_item"], 0),
+                    fmt(r["completion_tokens_per_item"], 0),
+                    fmt(r["seconds_per_item"], 1),
+                    r["fell_back"],
+                    interval(d) if s == "single-pass" else "",
+                ]
+            )
+    lines += table(
+        [
+            "file",
+            "strategy",
+            "balanced accuracy",
+            "failed",
+            "calls/item",
+            "prompt tokens/item",
+            "completion tokens/item",
+            "s/item",
+            "two-step fallbacks",
+            "single − two-step (95% CI)",
+        ],
+        rows,
+    )
     return "\n".join(lines + one_pass_table(report)) + "\n"
 
 
@@ -175,8 +224,16 @@ def one_pass_table(report: dict[str, Any]) -> list[str]:
         if sub is None:
             continue
         d = sub.get("single_minus_two_step", {})
-        rows.append([name, f"{sub['items']} of {f['items']}", sub["unfaithful"], fmt(sub.get("single-pass")),
-                     fmt(sub.get("two-step")), interval(d)])  # fmt: skip
+        rows.append(
+            [
+                name,
+                f"{sub['items']} of {f['items']}",
+                sub["unfaithful"],
+                fmt(sub.get("single-pass")),
+                fmt(sub.get("two-step")),
+                interval(d),
+            ]
+        )
     if not rows:
         return []
     head = ["", "Items that single pass judged in one pass (no fallback), both strategies on them:", ""]
@@ -194,8 +251,13 @@ def reused(report: dict[str, Any] | None, strategy: str, stem: str, sample: dict
     return found.get("runs", {}).get(strategy)
 
 
-def run_file(path: Path, judge: Callable[[], Judge], args: argparse.Namespace, earlier: dict[str, Any],
-             save: Callable[[dict[str, Any]], None]) -> dict[str, Any]:  # fmt: skip
+def run_file(
+    path: Path,
+    judge: Callable[[], Judge],
+    args: argparse.Namespace,
+    earlier: dict[str, Any],
+    save: Callable[[dict[str, Any]], None],
+) -> dict[str, Any]:
     """One file's sample scored under both strategies (reused items kept), summarised; ``save``
     gets the file's outcomes so far after every item. Each strategy gets a judge of its own
     (``judge()``): one judge object keeps the claims it extracted, and a single pass falling back
@@ -226,8 +288,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path)
-    parser.add_argument("--reuse", action="append", default=[], metavar="STRATEGY=REPORT.json",
-                        help="take a strategy's per-item outcomes from an earlier report")  # fmt: skip
+    parser.add_argument(
+        "--reuse",
+        action="append",
+        default=[],
+        metavar="STRATEGY=REPORT.json",
+        help="take a strategy's per-item outcomes from an earlier report",
+    )
     args = parser.parse_args(argv)
     earlier = {}
     for spec in args.reuse:
@@ -241,9 +308,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         files, args.limit = files[:1], 4
     with judge_endpoint(args.local, args.base_url, args.model) as (base_url, name):
-        report: dict[str, Any] = {"judge": name, "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                                  "machine": platform.platform(), "limit": args.limit, "seed": args.seed,
-                                  "files": {}}  # fmt: skip
+        report: dict[str, Any] = {
+            "judge": name,
+            "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "machine": platform.platform(),
+            "limit": args.limit,
+            "seed": args.seed,
+            "files": {},
+        }
         stem = args.out or RESULTS / f"strategies-{name.split(' ')[0].replace('/', '_')}-{dt.date.today()}"
 
         def judge() -> Judge:

@@ -136,8 +136,12 @@ def markdown(report: dict[str, Any]) -> str:
         lines += ["", f"Note: {report['notes']}"]
     ratios = report.get("ratios") or []
     if ratios:
-        lines += ["", "troth / best peer at the same concurrency (items/s; CPU ms per item and prompt characters "
-                  "per item, lower is better):", ""]  # fmt: skip
+        lines += [
+            "",
+            "troth / best peer at the same concurrency (items/s; CPU ms per item and prompt characters "
+            "per item, lower is better):",
+            "",
+        ]
         lines += [
             f"- concurrency {r['concurrency']}: {fmt(r['items_per_s_ratio'])}× items/s of {r['best_peer']}; "
             f"{fmt(r['cpu_ratio'])}× the CPU per item of {r['leanest_peer']}; "

@@ -39,16 +39,36 @@ TARGET_MS, COMPARE_TARGET_S = 100.0, 5.0
 
 
 def record(eval_id: str, item: int, score: float, when: str, rng: random.Random) -> RunRecord:
-    verdicts = [Verdict(f"Claim {c} of item {item}.", rng.choice(["yes", "yes", "no", "unsure"]),
-                        f"Reason for claim {c}.", Evidence(f"fact {c}", True, 0, 0, 6)) for c in range(3)]  # fmt: skip
-    return RunRecord(run_id=f"{eval_id}-{item}", scorer_id="faithfulness", eval_id=eval_id, item_id=f"item-{item}",
-                     judge_model="openai/gpt-4o-mini", prompt_version="claims-v1/faithfulness-v1",
-                     input=f"Question {item}?", output=f"Answer {item}. " * 5,
-                     context=[f"fact 0 fact 1 fact 2 {item}"] * 2,
-                     claims=[v.claim for v in verdicts], verdicts=verdicts, score=score, reason="A reason.",
-                     prompts={"preprocess": "p" * 400, "analyze": "a" * 600}, created_at=when, finished_at=when,
-                     usage={"preprocess": {"model": "m", "calls": 1, "prompt_tokens": 300, "completion_tokens": 40}},
-                     cost_usd=0.0001, source="eval")  # fmt: skip
+    verdicts = [
+        Verdict(
+            f"Claim {c} of item {item}.",
+            rng.choice(["yes", "yes", "no", "unsure"]),
+            f"Reason for claim {c}.",
+            Evidence(f"fact {c}", True, 0, 0, 6),
+        )
+        for c in range(3)
+    ]
+    return RunRecord(
+        run_id=f"{eval_id}-{item}",
+        scorer_id="faithfulness",
+        eval_id=eval_id,
+        item_id=f"item-{item}",
+        judge_model="openai/gpt-4o-mini",
+        prompt_version="claims-v1/faithfulness-v1",
+        input=f"Question {item}?",
+        output=f"Answer {item}. " * 5,
+        context=[f"fact 0 fact 1 fact 2 {item}"] * 2,
+        claims=[v.claim for v in verdicts],
+        verdicts=verdicts,
+        score=score,
+        reason="A reason.",
+        prompts={"preprocess": "p" * 400, "analyze": "a" * 600},
+        created_at=when,
+        finished_at=when,
+        usage={"preprocess": {"model": "m", "calls": 1, "prompt_tokens": 300, "completion_tokens": 40}},
+        cost_usd=0.0001,
+        source="eval",
+    )
 
 
 def fill(db: Path, runs: int, big: int) -> list[str]:
@@ -81,8 +101,12 @@ def time_pages(base: str, paths: list[str], repeats: int) -> dict[str, dict[str,
                 http.get(path).raise_for_status()
                 times.append((time.perf_counter() - started) * 1000)
             ordered = sorted(times)
-            out[path] = {"first_ms": first, "median_ms": statistics.median(times),
-                         "p95_ms": ordered[int(0.95 * (len(ordered) - 1))], "max_ms": ordered[-1]}  # fmt: skip
+            out[path] = {
+                "first_ms": first,
+                "median_ms": statistics.median(times),
+                "p95_ms": ordered[int(0.95 * (len(ordered) - 1))],
+                "max_ms": ordered[-1],
+            }
     return out
 
 
@@ -98,8 +122,11 @@ def main(argv: list[str] | None = None) -> int:
         args.runs, args.big, args.repeats = 10_000, 2_000, 5
     from troth.ui.serve import serving
 
-    report: dict[str, Any] = {"date": dt.datetime.now().isoformat(timespec="seconds"), "machine": platform.platform(),
-                              "settings": {k: v for k, v in vars(args).items() if k != "out"}}  # fmt: skip
+    report: dict[str, Any] = {
+        "date": dt.datetime.now().isoformat(timespec="seconds"),
+        "machine": platform.platform(),
+        "settings": {k: v for k, v in vars(args).items() if k != "out"},
+    }
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "big.db"
         started = time.perf_counter()
@@ -108,10 +135,20 @@ def main(argv: list[str] | None = None) -> int:
         report["store_runs"] = args.runs + 2 * args.big
         small = [e for e in evals if not e.startswith("big-")]
         middle, before = small[len(small) // 2], small[len(small) // 2 - 1]
-        paths = ["/", "/?page=10", "/?q=eval-0004", f"/evals/{middle}", "/evals/big-b", "/evals/big-b?page=150",
-                 "/evals/big-b?sort=-score&page=100", f"/runs/{middle}-7", "/compare",
-                 f"/compare?a={before}&b={middle}", f"/compare?a={before}&b={middle}&show=all",
-                 "/live?since=3650d"]  # fmt: skip
+        paths = [
+            "/",
+            "/?page=10",
+            "/?q=eval-0004",
+            f"/evals/{middle}",
+            "/evals/big-b",
+            "/evals/big-b?page=150",
+            "/evals/big-b?sort=-score&page=100",
+            f"/runs/{middle}-7",
+            "/compare",
+            f"/compare?a={before}&b={middle}",
+            f"/compare?a={before}&b={middle}&show=all",
+            "/live?since=3650d",
+        ]
         with serving(db) as base:
             report["pages"] = time_pages(base, paths, args.repeats)
         times = []
@@ -127,18 +164,32 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    rows = [[f"`{p}`", fmt(r["first_ms"]), fmt(r["median_ms"]), fmt(r["p95_ms"]), fmt(r["max_ms"]),
-             "yes" if max(r["max_ms"], r["first_ms"]) <= TARGET_MS else "NO"]
-            for p, r in report["pages"].items()]  # fmt: skip
+    rows = [
+        [
+            f"`{p}`",
+            fmt(r["first_ms"]),
+            fmt(r["median_ms"]),
+            fmt(r["p95_ms"]),
+            fmt(r["max_ms"]),
+            "yes" if max(r["max_ms"], r["first_ms"]) <= TARGET_MS else "NO",
+        ]
+        for p, r in report["pages"].items()
+    ]
     c = report["compare"]
-    return "\n".join([
-        f"# troth ui and troth compare on a large store ({report['date']}, {report['machine']})", "",
-        f"{report['store_runs']:,} scorer runs in one SQLite store (filled in {report['fill_s']:.1f} s); "
-        f"settings {report['settings']}.", "",
-        *table(["page", "first fetch ms", "median ms", "p95 ms", "max ms", f"all ≤ {TARGET_MS:g} ms"], rows), "",
-        f"compare_evals of two {c['items']:,}-item evaluations: {', '.join(f'{s:.2f}' for s in c['seconds'])} s "
-        f"(median {c['median_s']:.2f} s; target {COMPARE_TARGET_S:g} s).", "",
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            f"# troth ui and troth compare on a large store ({report['date']}, {report['machine']})",
+            "",
+            f"{report['store_runs']:,} scorer runs in one SQLite store (filled in {report['fill_s']:.1f} s); "
+            f"settings {report['settings']}.",
+            "",
+            *table(["page", "first fetch ms", "median ms", "p95 ms", "max ms", f"all ≤ {TARGET_MS:g} ms"], rows),
+            "",
+            f"compare_evals of two {c['items']:,}-item evaluations: {', '.join(f'{s:.2f}' for s in c['seconds'])} s "
+            f"(median {c['median_s']:.2f} s; target {COMPARE_TARGET_S:g} s).",
+            "",
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -77,10 +77,16 @@ async def score_rows(judge: Judge, rows: list[dict[str, Any]]) -> tuple[list[dic
         result = await scorer.arun(output=row["output"], context=row["context"])
         verdicts = result.analyze_step_result.verdicts
         ps = [p for v in verdicts if (p := v.p_supported) is not None]
-        out.append({
-            "id": row["id"], "label": row["label"], "score": result.score, "p_faithful": min(ps, default=1.0),
-            "verdicts": [v.verdict for v in verdicts], "decided_by": [v.decided_by for v in verdicts],
-        })  # fmt: skip
+        out.append(
+            {
+                "id": row["id"],
+                "label": row["label"],
+                "score": result.score,
+                "p_faithful": min(ps, default=1.0),
+                "verdicts": [v.verdict for v in verdicts],
+                "decided_by": [v.decided_by for v in verdicts],
+            }
+        )
     await judge.aclose()
     return out, time.perf_counter() - started
 
@@ -149,14 +155,26 @@ async def one_file(name: str, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def markdown(report: dict[str, Any]) -> str:
-    cols = ("items", "balanced_accuracy", "balanced_accuracy_tuned", "roc_auc", "ece", "claims_per_s",
-            "share_to_second")  # fmt: skip
-    rows = [[name, method, *(fmt(s[c]) for c in cols)] for name, methods in report["files"].items()
-            for method, s in methods.items()]  # fmt: skip
-    head = (f"Verifier `{report['model']}`, {report['date']}, {report['machine']}; "
-            f"{report.get('half', 'held-out')} halves, up to {report['per_label']} items per label; "
-            f"peak RSS {report['peak_rss_mb']:.0f} MB; "
-            f"cold start {report['cold_start_s']:.2f} s.")  # fmt: skip
+    cols = (
+        "items",
+        "balanced_accuracy",
+        "balanced_accuracy_tuned",
+        "roc_auc",
+        "ece",
+        "claims_per_s",
+        "share_to_second",
+    )
+    rows = [
+        [name, method, *(fmt(s[c]) for c in cols)]
+        for name, methods in report["files"].items()
+        for method, s in methods.items()
+    ]
+    head = (
+        f"Verifier `{report['model']}`, {report['date']}, {report['machine']}; "
+        f"{report.get('half', 'held-out')} halves, up to {report['per_label']} items per label; "
+        f"peak RSS {report['peak_rss_mb']:.0f} MB; "
+        f"cold start {report['cold_start_s']:.2f} s."
+    )
     return "\n".join([head, "", *table(["file", "method", *cols], rows), ""])
 
 
@@ -171,8 +189,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", nargs="*", default=list(FILES))
     parser.add_argument("--quick", action="store_true", help="4 items per label, two files")
     parser.add_argument("--scan-windows", action="store_true", help="check every window of long contexts too")
-    parser.add_argument("--half", choices=["held", "train"], default="held",
-                        help="the held-out halves (what is reported), or the training halves (to choose a variant)")
+    parser.add_argument(
+        "--half",
+        choices=["held", "train"],
+        default="held",
+        help="the held-out halves (what is reported), or the training halves (to choose a variant)",
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     if args.quick:
@@ -180,12 +202,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.scan_windows:
         args.model = card_copy(args.model, Path(tempfile.mkdtemp()) / "scan", {"scan_windows": True, "name": "scan"})
     report: dict[str, Any] = {
-        "model": Judge(args.model).backend().model_id, "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "machine": f"{platform.machine()}, {platform.python_version()}", "per_label": args.per_label,
-        "half": "held-out" if args.half == "held" else "training", "cold_start_s": cold_start(args.model), "files": {},
-    }  # fmt: skip
-    suffix = ("-quick" if args.quick else "") + ("-scan" if args.scan_windows else "") + (
-        "-train-half" if args.half == "train" else "")  # fmt: skip
+        "model": Judge(args.model).backend().model_id,
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": f"{platform.machine()}, {platform.python_version()}",
+        "per_label": args.per_label,
+        "half": "held-out" if args.half == "held" else "training",
+        "cold_start_s": cold_start(args.model),
+        "files": {},
+    }
+    suffix = (
+        ("-quick" if args.quick else "")
+        + ("-scan" if args.scan_windows else "")
+        + ("-train-half" if args.half == "train" else "")
+    )
     stem = args.out or RESULTS / f"verifier-{dt.date.today()}{suffix}"
     for name in args.files:
         report["files"][name] = asyncio.run(one_file(name, args))

@@ -1,6 +1,6 @@
 """Score a LangGraph agent's answers against what its tools returned.
 
-    python examples/eval_langgraph_agent.py [--base-url URL --model NAME]
+python examples/eval_langgraph_agent.py [--base-url URL --model NAME]
 """
 
 from examples.loopback_model import QUESTIONS, lookup, model_server

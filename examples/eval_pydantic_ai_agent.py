@@ -1,6 +1,6 @@
 """Score a pydantic-ai agent's answers against what its tools returned.
 
-    python examples/eval_pydantic_ai_agent.py [--base-url URL --model NAME]
+python examples/eval_pydantic_ai_agent.py [--base-url URL --model NAME]
 """
 
 from examples.loopback_model import QUESTIONS, lookup, model_server

@@ -24,8 +24,12 @@ def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     core = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
-    got = subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *core],
-                         capture_output=True, text=True, timeout=600)  # fmt: skip
+    got = subprocess.run(
+        [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *core],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if got.returncode != 0:
         if REQUIRED:
             pytest.fail(f"could not install troth's dependencies in a fresh venv: {got.stderr[-500:]}")
@@ -72,7 +76,7 @@ def test_the_cli_names_the_extra_in_one_line_and_http_judges_need_none(bare_pyth
     out = run(bare_python, "-m", "troth", "score", "--example")
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip() == (
-        'error: The claim verifier needs numpy, onnxruntime and tokenizers, not installed; install it with: '
+        "error: The claim verifier needs numpy, onnxruntime and tokenizers, not installed; install it with: "
         'pip install "troth[verifier]"'
     )
     built = run(bare_python, "-c", 'import troth; troth.create_faithfulness_scorer("openai/gpt-4o-mini"); print("ok")')

@@ -37,8 +37,9 @@ def imports_of(name: str) -> set[str]:
             if isinstance(sub, ast.Import):
                 found.update(a.name for a in sub.names)
             elif isinstance(sub, ast.ImportFrom) and sub.module and sub.level == 0:
-                found.update(f"{sub.module}.{a.name}" if f"{sub.module}.{a.name}" in MODULES else sub.module
-                             for a in sub.names)  # fmt: skip
+                found.update(
+                    f"{sub.module}.{a.name}" if f"{sub.module}.{a.name}" in MODULES else sub.module for a in sub.names
+                )
     return {m for m in found if m in MODULES and m != name}
 
 
@@ -52,8 +53,9 @@ def every_import_of(name: str) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.update(f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in MODULES else node.module
-                         for a in node.names)  # fmt: skip
+            found.update(
+                f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in MODULES else node.module for a in node.names
+            )
     return {m for m in found if m in MODULES and m not in (name, "troth")}
 
 
@@ -77,9 +79,13 @@ def test_every_module_is_on_a_floor_and_imports_none_above_it() -> None:
     table = floors()
     unplaced = [m for m in MODULES if m != "troth" and floor_of(m, table) is None]
     assert unplaced == [], f"modules on no floor of docs/ARCHITECTURE.md: {unplaced}"
-    upward = [f"{m} ({floor_of(m, table)}) imports {n} ({floor_of(n, table)})"
-              for m in MODULES if m != "troth" for n in sorted(every_import_of(m))
-              if (floor_of(n, table) or 0) > (floor_of(m, table) or 0)]  # fmt: skip
+    upward = [
+        f"{m} ({floor_of(m, table)}) imports {n} ({floor_of(n, table)})"
+        for m in MODULES
+        if m != "troth"
+        for n in sorted(every_import_of(m))
+        if (floor_of(n, table) or 0) > (floor_of(m, table) or 0)
+    ]
     assert upward == []
 
 
@@ -88,8 +94,12 @@ def test_the_architecture_names_only_modules_that_exist() -> None:
         pytest.skip("an installed package: no docs beside it")
     text = re.sub(r"```python.*?```", "", ARCHITECTURE.read_text(encoding="utf-8"), flags=re.S)  # worked examples
     named = set(re.findall(r"\b((?:[a-z_]+/)+[a-z_]+\.py)\b", text))
-    files = ["/" + p.relative_to(ROOT.parent).as_posix() for part in ("src", "tests", "bench", "train")
-             for p in (ROOT.parent / part).rglob("*.py") if "/." not in p.as_posix()]  # fmt: skip
+    files = [
+        "/" + p.relative_to(ROOT.parent).as_posix()
+        for part in ("src", "tests", "bench", "train")
+        for p in (ROOT.parent / part).rglob("*.py")
+        if "/." not in p.as_posix()
+    ]
     missing = sorted(n for n in named if not any(f.endswith("/" + n) for f in files))
     assert missing == []
 
@@ -111,7 +121,7 @@ def loop_in(graph: dict[str, set[str]]) -> str | None:
         state[node] = 1
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                return " -> ".join([*path[path.index(nxt):], nxt])
+                return " -> ".join([*path[path.index(nxt) :], nxt])
             found = visit(nxt, [*path, nxt]) if nxt not in state else None
             if found:
                 return found

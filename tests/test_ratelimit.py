@@ -46,9 +46,13 @@ def test_both_lanes_the_later_one_decides() -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "message"),
-    [({}, "needs requests_per_minute"), ({"requests_per_minute": 0}, "positive number"),
-     ({"tokens_per_minute": "10"}, "positive number"), ({"requests_per_minute": True}, "positive number")],
-)  # fmt: skip
+    [
+        ({}, "needs requests_per_minute"),
+        ({"requests_per_minute": 0}, "positive number"),
+        ({"tokens_per_minute": "10"}, "positive number"),
+        ({"requests_per_minute": True}, "positive number"),
+    ],
+)
 def test_bad_limits_are_refused(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         RateLimit(**kwargs)
@@ -69,8 +73,9 @@ def test_a_local_run_keeps_to_the_rate_limit_over_real_http() -> None:
     data = [{"id": str(i), "output": f"Paris is big {i}.", "context": ["Paris is big."]} for i in range(8)]
     with FakeOpenAIServer(clocked, record=False) as srv:
         scorer = create_faithfulness_scorer(Judge("fake", base_url=srv.base_url, api_key="k"), strategy="two-step")
-        result = run_evals(data, scorer, store=None, quiet=True, concurrency=16,
-                           rate_limit=RateLimit(requests_per_minute=600))  # fmt: skip
+        result = run_evals(
+            data, scorer, store=None, quiet=True, concurrency=16, rate_limit=RateLimit(requests_per_minute=600)
+        )
     assert result.summary.failed_items == 0 and len(times) >= 16
     times.sort()
     # Paced at 10/s, any 1 s holds 11 at most; one more is the machine's scheduling jitter (a
@@ -92,8 +97,13 @@ def test_a_paced_call_has_its_http_client_before_it_waits_for_its_slot(monkeypat
 
         monkeypatch.setattr(LocalPacer, "wait", wait)
         scorer = create_faithfulness_scorer(judge)
-        run_evals([{"output": "Paris is big.", "context": ["Paris is big."]}], scorer, store=None, quiet=True,
-                  rate_limit=RateLimit(requests_per_minute=600))  # fmt: skip
+        run_evals(
+            [{"output": "Paris is big.", "context": ["Paris is big."]}],
+            scorer,
+            store=None,
+            quiet=True,
+            rate_limit=RateLimit(requests_per_minute=600),
+        )
     assert ready and all(ready)
 
 

@@ -13,12 +13,20 @@ def test_verdicts_are_typed_and_dicts_only_in_their_stored_form() -> None:
     assert not hasattr(verdict, "__getitem__") and not hasattr(Verdicts([verdict]), "get")
     assert verdict.p_supported == 0.9 and Verdict.from_dict(verdict.to_dict()) == verdict
     stored_before = {  # a result saved before verdicts were typed
-        "run_id": "r", "scorer_id": "faithfulness", "prompt_version": "v1", "preprocess_step_result": ["It is red."],
-        "preprocess_prompt": None, "analyze_prompt": None, "score": 1.0, "reason": "ok",
-        "generate_reason_prompt": None, "usage": {},
-        "analyze_step_result": {"verdicts": [{"claim": "It is red.", "verdict": "yes", "reason": "r",
-                                              "evidence": None}]},
-    }  # fmt: skip
+        "run_id": "r",
+        "scorer_id": "faithfulness",
+        "prompt_version": "v1",
+        "preprocess_step_result": ["It is red."],
+        "preprocess_prompt": None,
+        "analyze_prompt": None,
+        "score": 1.0,
+        "reason": "ok",
+        "generate_reason_prompt": None,
+        "usage": {},
+        "analyze_step_result": {
+            "verdicts": [{"claim": "It is red.", "verdict": "yes", "reason": "r", "evidence": None}]
+        },
+    }
     loaded = ScoreResult.from_dict(stored_before)
     assert isinstance(loaded.analyze_step_result, Verdicts)
     assert loaded.analyze_step_result.verdicts[0].verdict == "yes"

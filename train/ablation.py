@@ -54,24 +54,36 @@ def claim_features(raw: VerifierBackend, head: dict[str, Any], row: Item) -> lis
         if not pairs:
             continue
         scores = raw.classify_now(pairs)
-        local = [features(p, claim, (s.supported, s.contradicted, s.unverifiable))
-                 for (p, _), s in zip(pairs, scores, strict=True)]  # fmt: skip
+        local = [
+            features(p, claim, (s.supported, s.contradicted, s.unverifiable))
+            for (p, _), s in zip(pairs, scores, strict=True)
+        ]
         shipped = [apply_head(x, head["weights"], head["bias"]) for x in local]
         best = int(np.argmax(shipped))
-        out.append({"shipped": shipped[best], "classifier": max(s.supported for s in scores),
-                    "x": local[best][:2] + features(full, claim, (0.5, 0.5, 0.0))[2:]})  # fmt: skip
+        out.append(
+            {
+                "shipped": shipped[best],
+                "classifier": max(s.supported for s in scores),
+                "x": local[best][:2] + features(full, claim, (0.5, 0.5, 0.0))[2:],
+            }
+        )
     return out
 
 
 def items_of(raw: VerifierBackend, head: dict[str, Any], rows: list[Item]) -> list[Item]:
-    return [{"label": r["label"], "baseline": overlap_baseline(r), "claims": claim_features(raw, head, r)}
-            for r in rows]  # fmt: skip
+    return [
+        {"label": r["label"], "baseline": overlap_baseline(r), "claims": claim_features(raw, head, r)} for r in rows
+    ]
 
 
 def fit_head(train: list[Item], columns: slice) -> Callable[[list[float]], float]:
     """A claim head over ``columns`` of the claim features, fitted on labeled claims of ``train``."""
-    pairs = [(c["x"][columns], it["label"]) for it in train for c in it["claims"]
-             if it["label"] == 1 or len(it["claims"]) == 1]  # fmt: skip
+    pairs = [
+        (c["x"][columns], it["label"])
+        for it in train
+        for c in it["claims"]
+        if it["label"] == 1 or len(it["claims"]) == 1
+    ]
     weights, bias = fit(np.array([x for x, _ in pairs]), np.array([y for _, y in pairs], dtype=float))
     return lambda x: apply_head(x[columns], weights, bias)
 
@@ -88,6 +100,7 @@ def methods(train: list[Item]) -> dict[str, Callable[[Item], float]]:
         "shipped": least(lambda c: float(c["shipped"])),
         "classifier": least(lambda c: float(c["classifier"])),
     }
+
     def on_features(head: Callable[[list[float]], float]) -> Callable[[dict[str, Any]], float]:
         return lambda c: head(c["x"])
 
@@ -110,19 +123,36 @@ def main(argv: list[str] | None = None) -> int:
     for name in FILES:
         held[name] = items_of(raw, model.card["head"], sample(DATA_DIR / f"{name}.jsonl", args.per_label, 0))
         train += items_of(raw, model.card["head"], sample(DATA_DIR / f"{name}.jsonl", args.fit_per_label, 1, "train"))
-    report = {"model": model.name, "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-              "per_label": args.per_label, "fit_items": len(train), "files": {}}  # fmt: skip
+    report = {
+        "model": model.name,
+        "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "per_label": args.per_label,
+        "fit_items": len(train),
+        "files": {},
+    }
     for method, p in methods(train).items():
         for name, items in held.items():
             labels, probs = [it["label"] for it in items], [p(it) for it in items]
             entry = {"balanced_accuracy_tuned": tuned_accuracy(labels, probs), "roc_auc": roc_auc(labels, probs)}
             report["files"].setdefault(method, {})[name] = entry
-    rows = [[m, *(f"{fmt(e['balanced_accuracy_tuned'])} / {fmt(e['roc_auc'])}" for e in f.values()),
-             fmt(float(np.mean([e["balanced_accuracy_tuned"] for e in f.values()])))]
-            for m, f in report["files"].items()]  # fmt: skip
-    text = "\n".join([f"Verifier ablation, `{model.name}`, {report['date']}: held-out halves, up to {args.per_label} "
-                      f"items per label; heads fitted on {len(train)} training-half items. Cells: tuned balanced "
-                      "accuracy / ROC AUC.", "", *table(["method", *FILES, "mean tuned BA"], rows), ""])  # fmt: skip
+    rows = [
+        [
+            m,
+            *(f"{fmt(e['balanced_accuracy_tuned'])} / {fmt(e['roc_auc'])}" for e in f.values()),
+            fmt(float(np.mean([e["balanced_accuracy_tuned"] for e in f.values()]))),
+        ]
+        for m, f in report["files"].items()
+    ]
+    text = "\n".join(
+        [
+            f"Verifier ablation, `{model.name}`, {report['date']}: held-out halves, up to {args.per_label} "
+            f"items per label; heads fitted on {len(train)} training-half items. Cells: tuned balanced "
+            "accuracy / ROC AUC.",
+            "",
+            *table(["method", *FILES, "mean tuned BA"], rows),
+            "",
+        ]
+    )
     write_results(RESULTS / f"verifier-ablation-{dt.date.today()}{'-quick' if args.quick else ''}", report, text)
     print(text)
     return 0

@@ -59,9 +59,15 @@ def dev_pairs(data_dir: Path) -> Iterator[Pair]:
 
 
 _NEGATIONS = [
-    (" is ", " is not "), (" was ", " was not "), (" are ", " are not "), (" were ", " were not "),
-    (" has ", " has not "), (" can ", " cannot "), (" will ", " will not "), (" did ", " did not "),
-]  # fmt: skip
+    (" is ", " is not "),
+    (" was ", " was not "),
+    (" are ", " are not "),
+    (" were ", " were not "),
+    (" has ", " has not "),
+    (" can ", " cannot "),
+    (" will ", " will not "),
+    (" did ", " did not "),
+]
 _NUMBER = re.compile(r"\b\d[\d,.]*\b")
 _NAME = re.compile(r"(?<!^)(?<![.!?] )\b[A-Z][a-z]{2,}\b")
 

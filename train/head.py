@@ -68,12 +68,21 @@ def validation_examples(data_dir: Path, synthetic: int, valid: int, seed: int) -
 def fit_head(model_dir: Path, examples: list[tuple[str, str, int]]) -> dict[str, Any]:
     raw = VerifierModel("raw", model_dir, {"max_tokens": 256})  # no head: the classifier alone
     scores = VerifierBackend(raw).classify_now([(p, c) for p, c, _ in examples])
-    x = np.array([features(p, c, (s.supported, s.contradicted, s.unverifiable))
-                  for (p, c, _), s in zip(examples, scores, strict=True)])  # fmt: skip
+    x = np.array(
+        [
+            features(p, c, (s.supported, s.contradicted, s.unverifiable))
+            for (p, c, _), s in zip(examples, scores, strict=True)
+        ]
+    )
     y = np.array([label for _, _, label in examples], dtype=float)
     weights, bias = fit(x, y)
-    return {"features": list(FEATURES), "weights": weights, "bias": bias, "claims": len(examples),
-            "supported_share": round(float(y.mean()), 3)}  # fmt: skip
+    return {
+        "features": list(FEATURES),
+        "weights": weights,
+        "bias": bias,
+        "claims": len(examples),
+        "supported_share": round(float(y.mean()), 3),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,8 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--on", choices=("valid", "dev"), default="valid")
     parser.add_argument("--per-file", type=int, default=400, help="with --on dev: items per dev file")
     args = parser.parse_args(argv)
-    examples = (validation_examples(args.data_dir, 8000, 400, 0) if args.on == "valid"
-                else claim_examples(args.data_dir, args.per_file))  # fmt: skip
+    examples = (
+        validation_examples(args.data_dir, 8000, 400, 0)
+        if args.on == "valid"
+        else claim_examples(args.data_dir, args.per_file)
+    )
     print(json.dumps(fit_head(args.model, examples), indent=1))
     return 0
 

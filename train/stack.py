@@ -119,13 +119,21 @@ def stack_head(model: Path, data_dir: Path, per_file: int, seed: int, signs: tup
     yes = round(best_threshold(labels, scores), 4) if signs is None else float(card["yes_threshold"])
     edits = [i for i, (_, _, label, made) in enumerate(found) if made and label == 0]
     head: dict[str, Any] = {
-        "features": list(FEATURES), "weights": weights, "bias": bias, "script": "train/stack.py", "seed": seed,
-        "fitted": "every feature" if signs is None else list(signs), "examples": len(found),
+        "features": list(FEATURES),
+        "weights": weights,
+        "bias": bias,
+        "script": "train/stack.py",
+        "seed": seed,
+        "fitted": "every feature" if signs is None else list(signs),
+        "examples": len(found),
         "edited": sum(example[3] for example in found),
-        "fit": {"real_examples": len(real), "roc_auc": roc_auc(labels, scores),
-                "balanced_accuracy": detection(labels, scores, yes)["balanced_accuracy"],
-                "fact_edits_below_threshold": float(np.mean([p[i] < yes for i in edits])) if edits else None},
-    }  # fmt: skip
+        "fit": {
+            "real_examples": len(real),
+            "roc_auc": roc_auc(labels, scores),
+            "balanced_accuracy": detection(labels, scores, yes)["balanced_accuracy"],
+            "fact_edits_below_threshold": float(np.mean([p[i] < yes for i in edits])) if edits else None,
+        },
+    }
     if signs is None:
         return {"stack": head, "yes_threshold": yes, "uncertain_band": list(band_around(yes, scores, BAND_SHARE))}
     return {"stack": head}
@@ -141,8 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all-features", action="store_true", help="every feature and a bias; a new threshold")
     parser.add_argument("--write", action="store_true", help="write the head (and threshold and band) into the card")
     args = parser.parse_args(argv)
-    found = stack_head(args.model, args.data_dir, args.per_file, args.seed,
-                       None if args.all_features else tuple(args.signs))  # fmt: skip
+    found = stack_head(
+        args.model, args.data_dir, args.per_file, args.seed, None if args.all_features else tuple(args.signs)
+    )
     print(json.dumps(found, indent=1))
     if args.write:
         card_file = args.model / "card.json"

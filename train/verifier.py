@@ -126,6 +126,7 @@ def evaluate(model: Any, tokenizer: Any, pairs: list[Pair]) -> dict[str, float]:
 
 def train(args: argparse.Namespace) -> None:
     import torch
+
     transformers = _transformers()
 
     torch.manual_seed(args.seed)
@@ -164,8 +165,11 @@ def train(args: argparse.Namespace) -> None:
         optimizer.zero_grad()
         step, seen = step + 1, seen + len(batch)
         if step % args.log_every == 0 or step == len(plan):
-            record: dict[str, Any] = {"step": step, "loss": round(loss.item(), 4),
-                                      "pairs_per_s": round(seen / (time.perf_counter() - started), 2)}  # fmt: skip
+            record: dict[str, Any] = {
+                "step": step,
+                "loss": round(loss.item(), 4),
+                "pairs_per_s": round(seen / (time.perf_counter() - started), 2),
+            }
             if step % args.save_every == 0 or step == len(plan):
                 record |= evaluate(model, tokenizer, valid) if valid else {}
                 _save(out, model, optimizer, schedule, step)
@@ -177,8 +181,12 @@ def train(args: argparse.Namespace) -> None:
 def _save(out: Path, model: Any, optimizer: Any, schedule: Any, step: int) -> None:
     import torch
 
-    state = {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-             "schedule": schedule.state_dict(), "step": step}  # fmt: skip
+    state = {
+        "model": model.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "schedule": schedule.state_dict(),
+        "step": step,
+    }
     torch.save(state, out / "checkpoint.tmp")
     (out / "checkpoint.tmp").replace(out / "checkpoint.pt")
 
@@ -212,9 +220,16 @@ def export(args: argparse.Namespace) -> None:
     names = ["input_ids", "attention_mask", "token_type_ids"]
     axes = {n: {0: "batch", 1: "tokens"} for n in names} | {"logits": {0: "batch"}}
     fp32 = out / "verifier-fp32.onnx"
-    torch.onnx.export(model, (dummy["input_ids"], dummy["attention_mask"], dummy["token_type_ids"]), str(fp32),
-                      input_names=names, output_names=["logits"], dynamic_axes=axes, opset_version=17,
-                      dynamo=False)  # fmt: skip
+    torch.onnx.export(
+        model,
+        (dummy["input_ids"], dummy["attention_mask"], dummy["token_type_ids"]),
+        str(fp32),
+        input_names=names,
+        output_names=["logits"],
+        dynamic_axes=axes,
+        opset_version=17,
+        dynamo=False,
+    )
     quantize_dynamic(str(fp32), str(out / "verifier.onnx"), weight_type=QuantType.QInt8)
     shutil.copy(base_model_dir() / "tokenizer.json", out / "tokenizer.json")
     print(f"wrote {out / 'verifier.onnx'} ({(out / 'verifier.onnx').stat().st_size / 1e6:.1f} MB)")
@@ -243,8 +258,12 @@ def main() -> None:
     run.add_argument("--save-every", type=int, default=200)
     run.add_argument("--init", help="continue from a packaged verifier (its folder, with model.onnx)")
     run.add_argument("--max-tokens", type=int, default=MAX_TOKENS, help="tokens per pair in training")
-    run.add_argument("--after", type=int, default=0,
-                     help="with --init: the steps it was trained for (training goes on with pairs it has not seen)")
+    run.add_argument(
+        "--after",
+        type=int,
+        default=0,
+        help="with --init: the steps it was trained for (training goes on with pairs it has not seen)",
+    )
     exp = sub.add_parser("export")
     exp.add_argument("--out", required=True)
     args = parser.parse_args()

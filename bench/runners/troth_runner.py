@@ -22,8 +22,11 @@ def factory(base_url: str, model: str) -> tuple[_harness.ScoreItem, _harness.Clo
     http = judge = troth.Judge(model, base_url=base_url, api_key="bench", temperature=0.0)
     if os.environ.get("TROTH_BENCH_JUDGE") == "cascade":
         judge = troth.Judge("local", second_opinion=http)
-    scorer = troth.create_faithfulness_scorer(judge, reason=os.environ.get("TROTH_BENCH_REASON", "auto"),
-                                              strategy=os.environ.get("TROTH_BENCH_STRATEGY", "auto"))  # fmt: skip
+    scorer = troth.create_faithfulness_scorer(
+        judge,
+        reason=os.environ.get("TROTH_BENCH_REASON", "auto"),
+        strategy=os.environ.get("TROTH_BENCH_STRATEGY", "auto"),
+    )
 
     async def score(item: dict[str, Any]) -> float:
         result = await scorer.arun(input=item.get("input") or None, output=item["output"], context=item["context"])

@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 
 
-def check(option: str, value: float | None, *, low: float | None = None, high: float | None = None,
-          strict: bool = False) -> None:  # fmt: skip
+def check(
+    option: str, value: float | None, *, low: float | None = None, high: float | None = None, strict: bool = False
+) -> None:
     """ValueError naming ``option`` unless ``value`` is None or a finite number within ``low`` and
     ``high`` (excluded from the range when ``strict``)."""
     if value is None:

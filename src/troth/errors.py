@@ -216,8 +216,15 @@ class JudgeCrashedError(JudgeError):
     """The process running a local model died while answering (a native crash): the call that
     was in flight fails; the process is restarted for the next call while the budget lasts."""
 
-    def __init__(self, message: str, *, model: str | None = None, returncode: int | None = None,
-                 signal: str | None = None, step: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        message: str,
+        *,
+        model: str | None = None,
+        returncode: int | None = None,
+        signal: str | None = None,
+        step: str | None = None,
+    ) -> None:
         self.returncode, self.signal = returncode, signal
         super().__init__(message, step=step, model=model)
 

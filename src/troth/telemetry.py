@@ -163,16 +163,22 @@ def item_span(eval_id: str, item_id: str) -> AbstractContextManager[Span | None]
 def judge_call(model_id: str, step: str, operation: str = "chat") -> AbstractContextManager[Span | None]:
     """A client span for one judge call (``provider/model``), with the GenAI client attributes."""
     provider, _, name = model_id.partition("/")
-    attributes = {"gen_ai.operation.name": operation, "gen_ai.provider.name": provider if name else "openai",
-                  "gen_ai.request.model": name or provider, "troth.step": step}  # fmt: skip
+    attributes = {
+        "gen_ai.operation.name": operation,
+        "gen_ai.provider.name": provider if name else "openai",
+        "gen_ai.request.model": name or provider,
+        "troth.step": step,
+    }
     return span(f"{operation} {name or provider}", attributes, client=True)
 
 
 def tokens(opened: Span | None, input_tokens: int, output_tokens: int, finish_reason: str | None = None) -> None:
     """A judge call's token usage (and why it stopped) on its span."""
     if opened is not None:
-        found: dict[str, str | int | list[str]] = {"gen_ai.usage.input_tokens": input_tokens,
-                                       "gen_ai.usage.output_tokens": output_tokens}  # fmt: skip
+        found: dict[str, str | int | list[str]] = {
+            "gen_ai.usage.input_tokens": input_tokens,
+            "gen_ai.usage.output_tokens": output_tokens,
+        }
         if finish_reason:
             found["gen_ai.response.finish_reasons"] = [finish_reason]
         opened.set(found)

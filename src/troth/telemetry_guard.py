@@ -73,8 +73,9 @@ class Guard:
             self.errors += 1
             first = self.errors == 1
         if first:
-            log.warning("telemetry failed (%s: %s); scoring goes on, later failures are only counted",
-                        type(exc).__name__, exc)  # fmt: skip
+            log.warning(
+                "telemetry failed (%s: %s); scoring goes on, later failures are only counted", type(exc).__name__, exc
+            )
 
     def _start(self) -> None:
         if self._thread is not None:

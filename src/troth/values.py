@@ -174,7 +174,6 @@ class Verdicts:
         return cls([Verdict.from_dict(v) for v in data.get("verdicts", [])])
 
 
-
 def decode_verdicts(value: Any) -> list[Verdict] | None:
     """Stored verdicts (a list of ``Verdict.to_dict()`` forms) as Verdicts; None when ``value``
     is not such a list (a custom scorer's own analyze result)."""

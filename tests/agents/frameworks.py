@@ -80,5 +80,4 @@ async def watched_langgraph_run(base_url: str, monitor: Any, question: str, tool
     return result["messages"][-1].content
 
 
-WATCHED = {"openai-agents": watched_openai_run, "pydantic-ai": watched_pydantic_run,
-           "langgraph": watched_langgraph_run}  # fmt: skip
+WATCHED = {"openai-agents": watched_openai_run, "pydantic-ai": watched_pydantic_run, "langgraph": watched_langgraph_run}

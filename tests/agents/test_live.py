@@ -30,6 +30,7 @@ def test_each_run_is_recorded_with_its_tool_context_and_run_id(
 ) -> None:
     monitor = monitor_at(tmp_path / "live.db")
     try:
+
         async def twice() -> list[Any]:  # one event loop: LangChain's client keeps its connections
             return [await WATCHED[framework](model_server.base_url, monitor, QUESTION) for _ in range(2)]
 

@@ -24,8 +24,14 @@ def test_the_answer_is_scored_against_what_the_tools_returned(
 ) -> None:
     agent = FRAMEWORKS[framework](model_server.base_url)
     db = tmp_path / "s.db"
-    result = run_evals([{"id": "q1", "input": QUESTION}], [create_faithfulness_scorer("local")], target=agent,
-                       store=str(db), eval_id="agents", quiet=True)  # fmt: skip
+    result = run_evals(
+        [{"id": "q1", "input": QUESTION}],
+        [create_faithfulness_scorer("local")],
+        target=agent,
+        store=str(db),
+        eval_id="agents",
+        quiet=True,
+    )
     (item,) = result.items
     assert item.errors == {} and item.output == ANSWER and item.context == [TOOL_RESULT]
     assert item.results["faithfulness"].score == 1.0
@@ -41,8 +47,13 @@ def test_the_answer_is_scored_against_what_the_tools_returned(
 def test_an_agent_that_calls_no_tool_has_no_context(framework: str, tmp_path: Path) -> None:
     with FakeOpenAIServer(scripted_agent_model(call_tool=False)) as server:
         agent = FRAMEWORKS[framework](server.base_url)
-        result = run_evals([{"id": "q1", "input": QUESTION}], [create_faithfulness_scorer("local")], target=agent,
-                           store=None, quiet=True)  # fmt: skip
+        result = run_evals(
+            [{"id": "q1", "input": QUESTION}],
+            [create_faithfulness_scorer("local")],
+            target=agent,
+            store=None,
+            quiet=True,
+        )
     (item,) = result.items
     assert item.errors == {} and item.context is None and item.metadata["agent"]["tool_calls"] == []
     scored = item.results["faithfulness"]
@@ -75,8 +86,13 @@ def test_a_tool_that_raises_leaves_the_item_scored_or_failed_typed(model_server:
     items = []
     for make in FRAMEWORKS.values():
         agent = make(model_server.base_url, broken)
-        result = run_evals([{"id": "q", "input": QUESTION}], [create_faithfulness_scorer("local")], target=agent,
-                           store=None, quiet=True)  # fmt: skip
+        result = run_evals(
+            [{"id": "q", "input": QUESTION}],
+            [create_faithfulness_scorer("local")],
+            target=agent,
+            store=None,
+            quiet=True,
+        )
         items.append(result.items[0])
     for item in items:  # the framework decides: the error goes back to the model, or the run fails
         assert ("faithfulness" in item.results) != ("target" in item.errors), item
@@ -87,8 +103,13 @@ def test_a_tool_that_raises_leaves_the_item_scored_or_failed_typed(model_server:
 def test_an_object_nobody_can_run_is_refused_naming_what_is_accepted() -> None:
     accepted = r"target must be a function .* an OpenAI Agents SDK Agent, a pydantic-ai Agent"
     with pytest.raises(TypeError, match=accepted):
-        run_evals([{"id": "q", "input": QUESTION}], [create_faithfulness_scorer("local")], target=object(),
-                  store=None, quiet=True)  # fmt: skip
+        run_evals(
+            [{"id": "q", "input": QUESTION}],
+            [create_faithfulness_scorer("local")],
+            target=object(),
+            store=None,
+            quiet=True,
+        )
 
 
 def test_no_framework_is_imported_with_troth() -> None:
@@ -99,4 +120,3 @@ def test_no_framework_is_imported_with_troth() -> None:
     code = f"import sys, troth; print([m for m in {frameworks!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
-

@@ -16,13 +16,23 @@ def report(path: Path, rows: dict[str, list[dict[str, object]]]) -> Path:
 
 
 def row(tool: str, calls: float, prompt: float, completion: float, items: int = 2) -> dict[str, object]:
-    return {"tool": tool, "items": items, "calls_per_item": calls, "prompt_tokens_per_item": prompt,
-            "completion_tokens_per_item": completion}  # fmt: skip
+    return {
+        "tool": tool,
+        "items": items,
+        "calls_per_item": calls,
+        "prompt_tokens_per_item": prompt,
+        "completion_tokens_per_item": completion,
+    }
 
 
 def test_rows_are_pooled_over_files_and_priced(tmp_path: Path) -> None:
-    peers = report(tmp_path / "a.json", {"f1": [row("troth", 3, 1000, 100), row("ragas", 2, 2000, 200)],
-                                         "f2": [row("troth", 3, 3000, 300), row("ragas", 2, 2000, 200)]})  # fmt: skip
+    peers = report(
+        tmp_path / "a.json",
+        {
+            "f1": [row("troth", 3, 1000, 100), row("ragas", 2, 2000, 200)],
+            "f2": [row("troth", 3, 3000, 300), row("ragas", 2, 2000, 200)],
+        },
+    )
     single = report(tmp_path / "b.json", {"f1": [row("troth", 1, 500, 50, items=4)]})
     out = tmp_path / "cost"
     assert cost.main([f"{peers}#ragas=RAGAS", f"{single}#troth=troth single pass", "--out", str(out)]) == 0

@@ -18,8 +18,9 @@ RNG = random.Random(0)
 
 def test_fact_edits_draw_from_the_same_context() -> None:
     assert swap_number("It began in 1998 with 12 staff.", CONTEXT, random.Random(1)) in {
-        "It began in 2004 with 12 staff.", "It began in 1998 with 2004 staff.",
-    }  # fmt: skip
+        "It began in 2004 with 12 staff.",
+        "It began in 1998 with 2004 staff.",
+    }
     assert swap_number("It has no figure.", CONTEXT, RNG) is None
     assert swap_name("The company of Anna Berg grew.", CONTEXT, RNG) == "The company of Tom Rask grew."
     assert swap_name("Nobody is named here.", CONTEXT, RNG) is None
@@ -32,11 +33,13 @@ def test_edits_that_keep_the_meaning() -> None:
     assert reorder("Anna founded it. Tom joined later.", CONTEXT, RNG) == "Tom joined later. Anna founded it."
     assert reorder("One sentence only.", CONTEXT, RNG) is None
     assert synonym("She said it began in 1998.", CONTEXT, random.Random(0)) in {
-        "She stated it began in 1998.", "She said it started in 1998.",
-    }  # fmt: skip
+        "She stated it began in 1998.",
+        "She said it started in 1998.",
+    }
     assert drop_intensifier("It was also very small.", CONTEXT, random.Random(0)) in {
-        "It was very small.", "It was also small.",
-    }  # fmt: skip
+        "It was very small.",
+        "It was also small.",
+    }
 
 
 def test_edits_of_a_row_are_seeded_and_skip_what_does_not_apply() -> None:

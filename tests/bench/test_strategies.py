@@ -13,13 +13,19 @@ from troth.testing import FakeOpenAIServer, Reply, ScriptedJudge
 from troth.testing.server import Request
 
 CONTEXT = ["The bridge opened in 1932 and spans 500 metres."]
-OUTPUTS = [("The bridge opened in 1932.", 1), ("The bridge opened in 1950.", 0),
-           ("The bridge spans 500 metres.", 1), ("The bridge spans 900 metres.", 0)]  # fmt: skip
+OUTPUTS = [
+    ("The bridge opened in 1932.", 1),
+    ("The bridge opened in 1950.", 0),
+    ("The bridge spans 500 metres.", 1),
+    ("The bridge spans 900 metres.", 0),
+]
 
 
 def judge() -> ScriptedJudge:
-    return ScriptedJudge(verdicts={"1950": ("no", "opened in 1932"), "900": ("no", "spans 500 metres")},
-                         default=("yes", "opened in 1932"))  # fmt: skip
+    return ScriptedJudge(
+        verdicts={"1950": ("no", "opened in 1932"), "900": ("no", "spans 500 metres")},
+        default=("yes", "opened in 1932"),
+    )
 
 
 @pytest.fixture
@@ -40,8 +46,10 @@ def test_each_strategy_is_kept_per_item_with_its_prompt_version(data: Path, tmp_
         found = run(server, data, tmp_path / "first")
         schemas = [r.schema_name for r in server.requests]
     assert schemas.count("ClaimsWithVerdicts") == 4 and schemas.count("ExtractedClaims") == 4
-    assert found["prompt_versions"] == {"two-step": "claims-v1/faithfulness-v1",
-                                        "single-pass": "single-pass-v1/faithfulness-v1"}  # fmt: skip
+    assert found["prompt_versions"] == {
+        "two-step": "claims-v1/faithfulness-v1",
+        "single-pass": "single-pass-v1/faithfulness-v1",
+    }
     runs = found["runs"]
     labels = found["labels"]
     for strategy in ("two-step", "single-pass"):
@@ -82,9 +90,11 @@ def test_an_interrupted_run_resumes_where_it_stopped(data: Path, tmp_path: Path)
         first = run(server, data, tmp_path / "first")
     report = json.loads((tmp_path / "first.json").read_text(encoding="utf-8"))
     entry = report["files"]["tiny"]
-    report["files"]["tiny"] = {"labels": entry["labels"], "prompt_versions": entry["prompt_versions"],
-                               "runs": {"two-step": entry["runs"]["two-step"],
-                                        "single-pass": entry["runs"]["single-pass"][:2]}}  # fmt: skip
+    report["files"]["tiny"] = {
+        "labels": entry["labels"],
+        "prompt_versions": entry["prompt_versions"],
+        "runs": {"two-step": entry["runs"]["two-step"], "single-pass": entry["runs"]["single-pass"][:2]},
+    }
     (tmp_path / "cut.json").write_text(json.dumps(report), encoding="utf-8")
     cut = str(tmp_path / "cut.json")
     with FakeOpenAIServer(responder=judge()) as server:

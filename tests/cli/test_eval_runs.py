@@ -107,8 +107,9 @@ def test_stored_text_the_terminal_cannot_take_is_printed_escaped(server: FakeOpe
     data = tmp_path / "odd.jsonl"
     data.write_text(json.dumps({"id": "odd", "output": "It opens at 10:00 \ud800.", "context": CONTEXT}) + "\n")
     store = tmp_path / "s.db"
-    proc = troth("eval", str(data), "--model", "m", "--base-url", server.base_url, "--store", str(store), "-q",
-                 cwd=tmp_path)  # fmt: skip
+    proc = troth(
+        "eval", str(data), "--model", "m", "--base-url", server.base_url, "--store", str(store), "-q", cwd=tmp_path
+    )
     assert proc.returncode == 1 and "InvalidTextError" in proc.stdout  # a typed failure, stored
     listed = troth("runs", "list", "--store", str(store), cwd=tmp_path)
     assert listed.returncode == 0 and listed.stderr == "" and "surroga" in listed.stdout

@@ -62,8 +62,18 @@ def test_score_table_output(server: FakeOpenAIServer) -> None:
 
 def test_strategy_and_reason_options(server: FakeOpenAIServer) -> None:
     server.responder = ScriptedJudge(verdicts={"blue": ("yes", "sky is blue")}, reason="Judge's words.")
-    common = ["score", "--output", "The sky is blue.", "--context", "The sky is blue.", "--model", "m",
-              "--base-url", server.base_url, "--json"]  # fmt: skip
+    common = [
+        "score",
+        "--output",
+        "The sky is blue.",
+        "--context",
+        "The sky is blue.",
+        "--model",
+        "m",
+        "--base-url",
+        server.base_url,
+        "--json",
+    ]
     one = json.loads(troth(*common, "--strategy", "single-pass").stdout)
     assert [r.schema_name for r in server.requests] == ["ClaimsWithVerdicts"] and one["score"] == 1.0
     assert "Judge's words" not in one["reason"]  # single pass: the reason from the template

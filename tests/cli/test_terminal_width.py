@@ -34,8 +34,15 @@ def in_terminal(args: list[str], cwd: Path) -> str:
     master, slave = os.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR")}
-    proc = subprocess.Popen([sys.executable, "-m", "troth", *args], stdin=slave, stdout=slave, stderr=slave, cwd=cwd,
-                            env={**env, "TERM": "xterm-256color"}, close_fds=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "troth", *args],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        cwd=cwd,
+        env={**env, "TERM": "xterm-256color"},
+        close_fds=True,
+    )
     os.close(slave)
     chunks, deadline = [], time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -86,14 +93,23 @@ def long_ids(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_compare_fits_80_columns_with_ids_whole_and_claims_folded(long_ids: Path, tmp_path: Path) -> None:
     args = ["compare", "baseline-evaluation-2026-12-05", "candidate-evaluation-2026-12-05", "--store", str(long_ids)]
     raw = in_terminal(args, tmp_path)
-    lines = assert_fits(raw, [f"{LONG}q{i:02d}" for i in range(10)] + ["candidate-evaluation-2026-12-05"],
-                        ["items, worst first", "change", "claims", "item", "mean A", "mean B", "95% CI"])  # fmt: skip
+    lines = assert_fits(
+        raw,
+        [f"{LONG}q{i:02d}" for i in range(10)] + ["candidate-evaluation-2026-12-05"],
+        ["items, worst first", "change", "claims", "item", "mean A", "mean B", "95% CI"],
+    )
     assert lines[0].startswith("faithfulness: B is significantly worse")  # the verdict first
     changes = [line for line in lines if ": yes -> no" in line]
     assert len(changes) == 10  # --limit 10 by default: 12 changes folded
     assert any("2 more claim changes" in line for line in lines)
-    piped = subprocess.run([sys.executable, "-m", "troth", *args], capture_output=True, text=True, timeout=120,
-                           cwd=tmp_path, env={**os.environ, "TERM": "xterm-256color"})  # fmt: skip
+    piped = subprocess.run(
+        [sys.executable, "-m", "troth", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "TERM": "xterm-256color"},
+    )
     assert piped.returncode == 0 and "\x1b[" not in piped.stdout  # no colour when piped
     assert piped.stdout.startswith("faithfulness: B is significantly worse")
 
@@ -124,8 +140,22 @@ def test_eval_summary_fits_80_columns(server: FakeOpenAIServer, tmp_path: Path) 
     rows = [{"id": f"{LONG}q{i:02d}", "output": ANSWER, "context": CONTEXT} for i in range(3)]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows))
     eval_id = "an-evaluation-named-at-some-length-2026-12-05-and-then-some"
-    args = ["eval", str(data), "--model", "m", "--base-url", server.base_url, "--store", str(tmp_path / "s.db"),
-            "--eval-id", eval_id, "-q"]  # fmt: skip
-    lines = assert_fits(in_terminal(args, tmp_path), [eval_id],
-                        ["items", "scored", "failed", "mean", "judge calls", "tokens", "cost", "wall s"])  # fmt: skip
+    args = [
+        "eval",
+        str(data),
+        "--model",
+        "m",
+        "--base-url",
+        server.base_url,
+        "--store",
+        str(tmp_path / "s.db"),
+        "--eval-id",
+        eval_id,
+        "-q",
+    ]
+    lines = assert_fits(
+        in_terminal(args, tmp_path),
+        [eval_id],
+        ["items", "scored", "failed", "mean", "judge calls", "tokens", "cost", "wall s"],
+    )
     assert any("mean 1.000" in line for line in lines)

@@ -30,17 +30,21 @@ def test_fail_if_worse_exits_1_when_significantly_worse_and_0_otherwise(two_eval
     assert "gate failed: faithfulness: B's mean is lower by 0.2, more than 0.1 (p < 0.05)" in worse.stderr
     within = troth("compare", "base", "cand", "--store", str(two_evals), "--fail-if-worse", "0.25", cwd=tmp_path)
     assert within.returncode == 0, within.stderr
-    strict = troth("compare", "base", "cand", "--store", str(two_evals), "--fail-if-worse", "0.1", "--alpha", "1e-9",
-                   cwd=tmp_path)  # fmt: skip
+    strict = troth(
+        "compare", "base", "cand", "--store", str(two_evals), "--fail-if-worse", "0.1", "--alpha", "1e-9", cwd=tmp_path
+    )
     assert strict.returncode == 0
 
 
 def test_bad_input_exits_2_in_one_line(two_evals: Path, tmp_path: Path) -> None:
-    cases = [(["base", "nope"], "no evaluation 'nope'"), (["base", "cand", "--alpha", "2"], "--alpha must be < 1"),
-             (["base", "cand", "--fail-if-worse", "-1"], "--fail-if-worse must be >= 0, not -1"),
-             (["base", "cand", "--fail-if-worse", "nan"], "--fail-if-worse must be a finite number, not nan"),
-             (["base", "cand", "--fail-if-worse", "0", "--alpha", "nan"], "--alpha must be a finite number"),
-             (["base", "cand", "--failed-tolerance", "-2"], "--failed-tolerance must be >= 0")]  # fmt: skip
+    cases = [
+        (["base", "nope"], "no evaluation 'nope'"),
+        (["base", "cand", "--alpha", "2"], "--alpha must be < 1"),
+        (["base", "cand", "--fail-if-worse", "-1"], "--fail-if-worse must be >= 0, not -1"),
+        (["base", "cand", "--fail-if-worse", "nan"], "--fail-if-worse must be a finite number, not nan"),
+        (["base", "cand", "--fail-if-worse", "0", "--alpha", "nan"], "--alpha must be a finite number"),
+        (["base", "cand", "--failed-tolerance", "-2"], "--failed-tolerance must be >= 0"),
+    ]
     for args, message in cases:
         out = troth("compare", *args, "--store", str(two_evals), cwd=tmp_path)
         assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1
@@ -61,10 +65,15 @@ def test_the_report_renders_in_chromium(two_evals: Path, tmp_path: Path) -> None
     assert out.returncode == 0 and page.is_file()
     html = page.read_text(encoding="utf-8")
     assert "http://" not in html and "https://" not in html  # self-contained
-    dom = subprocess.run([chromium, *FLAGS, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120,
-                         check=True).stdout  # fmt: skip
+    dom = subprocess.run(
+        [chromium, *FLAGS, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
     assert dom.count('class="item diff worse"') == REGRESSED and dom.count('class="change"') == REGRESSED
     shot = tmp_path / "compare.png"
-    subprocess.run([chromium, *FLAGS, f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
-                   capture_output=True, timeout=120, check=True)  # fmt: skip
+    subprocess.run(
+        [chromium, *FLAGS, f"--screenshot={shot}", "--window-size=1200,1600", page.as_uri()],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
     assert shot.stat().st_size > 10_000

@@ -56,7 +56,16 @@ def test_a_different_judge_is_noted(two_evals: Path, tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "j.db")
     for eval_id, judge in (("a", "openai/gpt-4o-mini"), ("b", "openai/gpt-4o")):
         for i in range(3):
-            store.save_run(RunRecord(run_id=f"{eval_id}{i}", scorer_id="faithfulness", eval_id=eval_id, item_id=str(i),
-                                     score=1.0, judge_model=judge, prompt_version="faithfulness-v1"))  # fmt: skip
+            store.save_run(
+                RunRecord(
+                    run_id=f"{eval_id}{i}",
+                    scorer_id="faithfulness",
+                    eval_id=eval_id,
+                    item_id=str(i),
+                    score=1.0,
+                    judge_model=judge,
+                    prompt_version="faithfulness-v1",
+                )
+            )
     c = compare_evals("a", "b", store=store)
     assert c.notes == ["faithfulness: the judge differs (A: openai/gpt-4o-mini, B: openai/gpt-4o)"]

@@ -25,8 +25,19 @@ def test_the_headline_is_the_first_line_and_says_which_way(two_evals: Path, tmp_
 
 
 def test_the_json_and_the_page_carry_the_headline(two_evals: Path, tmp_path: Path) -> None:  # noqa: F811
-    out = troth("compare", "base", "cand", "--store", str(two_evals), "--json", "--fail-if-worse", "0.25",
-                "--report", str(tmp_path / "c.html"), cwd=tmp_path)  # fmt: skip
+    out = troth(
+        "compare",
+        "base",
+        "cand",
+        "--store",
+        str(two_evals),
+        "--json",
+        "--fail-if-worse",
+        "0.25",
+        "--report",
+        str(tmp_path / "c.html"),
+        cwd=tmp_path,
+    )
     found = json.loads(out.stdout.splitlines()[0])
     assert found["verdicts"] == {"faithfulness": "worse"} and found["headline"].startswith(WORSE_LINE)
     assert found["gate"] == {"passed": True, "failures": []} and found["coverage"] == {"a": 30, "b": 31, "both": 30}

@@ -20,7 +20,7 @@ def ray_cluster() -> Iterator[Any]:
     except ImportError:
         if os.environ.get("TROTH_REQUIRE_RAY") == "1":
             pytest.fail('ray is required (TROTH_REQUIRE_RAY=1) but not installed: pip install "troth[ray]"')
-        pytest.skip('needs troth[ray]')
+        pytest.skip("needs troth[ray]")
     ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
     yield ray
     ray.shutdown()

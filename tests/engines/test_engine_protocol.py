@@ -31,11 +31,14 @@ class OneByOne:
 
 
 def test_a_new_engine_runs_behind_run_evals(tmp_path: Path) -> None:
-    data = [{"id": str(i), "output": "The bridge opened in 1932.", "context": [ctx]}
-            for i, ctx in enumerate(["The bridge opened in 1932.", "The bridge opened in 1950."])]  # fmt: skip
+    data = [
+        {"id": str(i), "output": "The bridge opened in 1932.", "context": [ctx]}
+        for i, ctx in enumerate(["The bridge opened in 1932.", "The bridge opened in 1950."])
+    ]
     db = tmp_path / "e.db"
-    result = run_evals(data, [create_faithfulness_scorer("local")], engine=OneByOne(), store=str(db), eval_id="x",
-                       quiet=True)  # fmt: skip
+    result = run_evals(
+        data, [create_faithfulness_scorer("local")], engine=OneByOne(), store=str(db), eval_id="x", quiet=True
+    )
     assert [(it.id, it.results["faithfulness"].score) for it in result.items] == [("1", 0.0), ("0", 1.0)]
     assert result.summary.scored_items == 2 and result.scores["faithfulness"] == 0.5
     assert sorted(r.item_id for r in SQLiteStore(db).list_runs(eval_id="x")) == ["0", "1"]

@@ -66,8 +66,9 @@ class FullStore:
 
 def test_saving_keeps_what_it_can_and_names_what_failed() -> None:
     scorers = [create_faithfulness_scorer("local"), create_hallucination_scorer("local")]
-    outcome: Outcome = asyncio.run(score_item(item(output="It opened in 1932.", context=["It opened in 1932."]),
-                                              scorers))  # fmt: skip
+    outcome: Outcome = asyncio.run(
+        score_item(item(output="It opened in 1932.", context=["It opened in 1932."]), scorers)
+    )
     store = FullStore()
     save_outcome(store, outcome)  # type: ignore[arg-type]
     assert len(store.saved) == 1 and outcome.errors["store"].message == "database or disk is full"
@@ -79,6 +80,8 @@ def test_a_transcript_no_scorer_can_read_fails_each_scorer_named_and_stored() ->
     outcome = asyncio.run(score_item(item(output=bad), [create_faithfulness_scorer("local")]))
     error = outcome.errors["faithfulness"]
     assert (error.type, error.message, error.step) == (
-        "InvalidTranscriptError", "messages[0].toolInvocations must be a list, not int", "prepare"
-    )  # fmt: skip
+        "InvalidTranscriptError",
+        "messages[0].toolInvocations must be a list, not int",
+        "prepare",
+    )
     assert outcome.results == {} and [r.error_step for r in outcome.records] == ["prepare"]

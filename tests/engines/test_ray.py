@@ -56,8 +56,10 @@ def test_same_scores_and_verdicts_as_the_local_runner(
     assert on_ray.scores == local.scores and on_ray.scores["faithfulness"] == pytest.approx(0.375)
 
     def view(result: Any) -> dict[str, Any]:
-        return {it.id: (it.results["faithfulness"].score, verdicts(it.results["faithfulness"].to_dict()))
-                for it in result.items}  # fmt: skip
+        return {
+            it.id: (it.results["faithfulness"].score, verdicts(it.results["faithfulness"].to_dict()))
+            for it in result.items
+        }
 
     assert view(on_ray) == view(local)
     assert view(on_ray)["i1"] == (0.5, ["yes", "no"])
@@ -87,8 +89,14 @@ def test_an_actor_killed_mid_run_loses_nothing_and_stores_each_item_once(
     data = [{"id": f"i{i}", "input": f"q{i}", "context": ["Paris is big."]} for i in range(120)]
     marker, db = tmp_path / "killed", tmp_path / "t.db"
     target = crash_once_target(str(marker), kill_at="q60")
-    result = run_evals(data, scorer(server), target, store=db, quiet=True,
-                       engine=RayEngine(workers=2, concurrency_per_worker=4, batch_size=8))  # fmt: skip
+    result = run_evals(
+        data,
+        scorer(server),
+        target,
+        store=db,
+        quiet=True,
+        engine=RayEngine(workers=2, concurrency_per_worker=4, batch_size=8),
+    )
     assert marker.read_text() == "killed"  # the actor did die
     assert result.summary.failed_items == 0
     assert sorted(it.id for it in result.items) == sorted(d["id"] for d in data)
@@ -109,8 +117,9 @@ def test_an_interrupted_run_resumes_by_eval_id(ray_cluster: Any, server: FakeOpe
 
     engine = RayEngine(workers=2, concurrency_per_worker=4, batch_size=5)
     with pytest.raises(KeyboardInterrupt):
-        run_evals(data, scorer(server), on_item_complete=stop_after_30, store=db, eval_id="e1", quiet=True,
-                  engine=engine)  # fmt: skip
+        run_evals(
+            data, scorer(server), on_item_complete=stop_after_30, store=db, eval_id="e1", quiet=True, engine=engine
+        )
     first = len(stored_keys(db))
     assert first >= 29
     served = settled(server)  # batches already on the workers finish there (their results are not kept)
@@ -182,8 +191,14 @@ def test_the_shared_rate_limit_holds_the_cluster_under_the_cap(ray_cluster: Any,
         run_evals(dataset(16), scorer(srv), store=None, quiet=True, engine=engine)
         unpaced = busiest_second(clock.times)
         clock.times.clear()
-        result = run_evals(dataset(16), scorer(srv), store=None, quiet=True, engine=engine,
-                           rate_limit=RateLimit(requests_per_minute=300))  # fmt: skip
+        result = run_evals(
+            dataset(16),
+            scorer(srv),
+            store=None,
+            quiet=True,
+            engine=engine,
+            rate_limit=RateLimit(requests_per_minute=300),
+        )
     assert result.summary.failed_items == 0
     assert unpaced > 10  # without the limit the two workers go faster than the cap
     assert busiest_second(clock.times) <= 6  # 5 per second, +1 for a window that holds both ends
@@ -241,8 +256,9 @@ def test_the_driver_keeps_an_item_once_and_fails_a_second_item_with_its_id() -> 
     collector = Collector(job, {}, None)
 
     def outcome(output: str, context: list[str]) -> Outcome:
-        return Outcome({"id": "a", "input": "q", "output": output, "context": context, "ground_truth": None,
-                        "metadata": {}})  # fmt: skip
+        return Outcome(
+            {"id": "a", "input": "q", "output": output, "context": context, "ground_truth": None, "metadata": {}}
+        )
 
     async def take_in() -> None:
         await collector.add(outcome("x", ["c"]))

@@ -77,10 +77,12 @@ def pydantic_ai_spans(base_url: str, questions: list[str]) -> list[Any]:
 def llm_span(output: str | None, *, messages: str | None = None) -> list[Any]:
     """An app's own GenAI ``chat`` span (no agent), given the tool's result in its input messages."""
     provider, exporter = tracer()
-    given = messages or json.dumps([
-        {"role": "user", "parts": [{"type": "text", "content": QUESTION}]},
-        {"role": "user", "parts": [{"type": "tool_call_response", "id": "t1", "result": TOOL_RESULT}]},
-    ])  # fmt: skip
+    given = messages or json.dumps(
+        [
+            {"role": "user", "parts": [{"type": "text", "content": QUESTION}]},
+            {"role": "user", "parts": [{"type": "tool_call_response", "id": "t1", "result": TOOL_RESULT}]},
+        ]
+    )
     attributes = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "gen_ai.input.messages": given}
     if output is not None:
         reply = [{"role": "assistant", "parts": [{"type": "text", "content": output}]}]

@@ -16,13 +16,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize(
     ("example", "framework"),
-    [("eval_openai_agent.py", "agents"), ("eval_pydantic_ai_agent.py", "pydantic_ai"),
-     ("eval_langgraph_agent.py", "langgraph")],
-)  # fmt: skip
+    [
+        ("eval_openai_agent.py", "agents"),
+        ("eval_pydantic_ai_agent.py", "pydantic_ai"),
+        ("eval_langgraph_agent.py", "langgraph"),
+    ],
+)
 def test_the_example_scores_its_agent(example: str, framework: str) -> None:
     need(framework)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONWARNINGS": "ignore::DeprecationWarning"}
-    done = subprocess.run([sys.executable, str(ROOT / "examples" / example)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=120)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / example)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["bridge", "1.0", "lookup"]

@@ -48,8 +48,10 @@ def running_app(tmp_path: Path) -> Iterator[tuple[str, Any, Path]]:
 def test_agent_answers_and_the_monitor_stores_scores(running_app: tuple[str, Any, Path]) -> None:
     base, app, db = running_app
     with httpx.Client(base_url=base, timeout=10) as http:
-        replies = [http.post("/agent", json={"question": q}, headers={"x-request-id": f"req-{i}"})
-                   for i, q in enumerate(["When did the bridge open?", "When does the museum open?"] * 2)]  # fmt: skip
+        replies = [
+            http.post("/agent", json={"question": q}, headers={"x-request-id": f"req-{i}"})
+            for i, q in enumerate(["When did the bridge open?", "When does the museum open?"] * 2)
+        ]
         assert [r.json()["answer"] for r in replies] == [ANSWERS["bridge"], ANSWERS["museum"]] * 2
         assert app.state.monitor.flush(timeout=20)
         stats = http.get("/stats").json()

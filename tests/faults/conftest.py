@@ -40,8 +40,17 @@ def healthy() -> ScriptedJudge:
 
 def fault_judge(server: FakeOpenAIServer) -> Judge:
     """Short timeouts and few retries, so that a fault repeated on every attempt fails fast."""
-    return Judge("fake-judge", base_url=server.base_url, api_key=SECRET_KEY, timeout=1.0, max_retries=1,
-                 output_retries=1, rate_limit_wait=0, max_tokens=256, max_tokens_limit=1024)  # fmt: skip
+    return Judge(
+        "fake-judge",
+        base_url=server.base_url,
+        api_key=SECRET_KEY,
+        timeout=1.0,
+        max_retries=1,
+        output_retries=1,
+        rate_limit_wait=0,
+        max_tokens=256,
+        max_tokens_limit=1024,
+    )
 
 
 @pytest.fixture

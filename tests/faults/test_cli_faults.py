@@ -26,13 +26,30 @@ def troth(*args: str) -> subprocess.CompletedProcess[str]:
 
 def run_eval(server: FakeOpenAIServer, tmp_path: Path, name: str) -> tuple[subprocess.CompletedProcess[str], Path]:
     data = tmp_path / "data.jsonl"
-    rows = [{"id": "[red]hostile[/red]", "output": HOSTILE, "context": CONTEXT},
-            {"id": "faulted", "output": f"The {MARKER} bridge opened in 1932.", "context": CONTEXT}]  # fmt: skip
+    rows = [
+        {"id": "[red]hostile[/red]", "output": HOSTILE, "context": CONTEXT},
+        {"id": "faulted", "output": f"The {MARKER} bridge opened in 1932.", "context": CONTEXT},
+    ]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     store = tmp_path / "s.db"
     out, report = str(tmp_path / f"{name}.jsonl"), str(tmp_path / f"{name}.html")
-    args = ["eval", str(data), "--model", "m", "--base-url", server.base_url, "--store", str(store), "-q",
-            "--eval-id", name, "--out", out, "--report", report]  # fmt: skip
+    args = [
+        "eval",
+        str(data),
+        "--model",
+        "m",
+        "--base-url",
+        server.base_url,
+        "--store",
+        str(store),
+        "-q",
+        "--eval-id",
+        name,
+        "--out",
+        out,
+        "--report",
+        report,
+    ]
     return troth(*args), store
 
 
@@ -77,9 +94,11 @@ def test_an_unwritable_out_or_report_exits_3_before_any_judge_call(tmp_path: Pat
     (tmp_path / "folder").mkdir()
     with FakeOpenAIServer(healthy()) as server:
         base = ["eval", str(data), "--model", "m", "--base-url", server.base_url, "--store", str(tmp_path / "s.db")]
-        cases = [("--out", str(tmp_path / "folder"), "it is a folder"),
-                 ("--report", "/proc/troth-report.html", "No such file or directory"),
-                 ("--out", str(tmp_path / "missing" / "rows.jsonl"), "No such file or directory")]  # fmt: skip
+        cases = [
+            ("--out", str(tmp_path / "folder"), "it is a folder"),
+            ("--report", "/proc/troth-report.html", "No such file or directory"),
+            ("--out", str(tmp_path / "missing" / "rows.jsonl"), "No such file or directory"),
+        ]
         for option, path, problem in cases:
             proc = troth(*base, option, path)
             assert proc.returncode == 3, proc.stderr

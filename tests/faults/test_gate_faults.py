@@ -22,8 +22,14 @@ def broken_b(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run(GOOD, db, "base", items(0))
     with FakeOpenAIServer(lambda request: Reply(status=400)) as down:
         judge = Judge("m", base_url=down.base_url, api_key="k", timeout=5, max_retries=0)
-        run_evals(items(0), [create_faithfulness_scorer(judge, reason="template")], store=str(db), eval_id="cand",
-                  quiet=True, cache=False)  # fmt: skip
+        run_evals(
+            items(0),
+            [create_faithfulness_scorer(judge, reason="template")],
+            store=str(db),
+            eval_id="cand",
+            quiet=True,
+            cache=False,
+        )
     return db
 
 

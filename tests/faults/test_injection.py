@@ -28,8 +28,9 @@ def test_complying_judge_is_flagged_and_optionally_not_believed(fault_server: Fa
 def test_quote_not_in_context_is_unquoted_support(fault_server: FakeOpenAIServer) -> None:
     """Two steps keep such a verdict as unquoted support; a single pass asks again instead."""
     fault_server.responder = ScriptedJudge(verdicts={"1932": ("yes", "a passage the context does not hold")})
-    scorer = create_faithfulness_scorer(fault_judge(fault_server), strategy="two-step", reason="template",
-                                        require_evidence=True)  # fmt: skip
+    scorer = create_faithfulness_scorer(
+        fault_judge(fault_server), strategy="two-step", reason="template", require_evidence=True
+    )
     result = scorer.run(output="The bridge opened in 1932.", context=CONTEXT)
     (verdict,) = result.analyze_step_result.verdicts
     assert verdict.unquoted and verdict.verdict == "unsure" and verdict.evidence is not None

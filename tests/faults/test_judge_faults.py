@@ -25,8 +25,9 @@ def evaluate(server: FakeOpenAIServer, db: Path, eval_id: str = "faults") -> obj
 
 
 @pytest.mark.parametrize("fault", FAULTS.values(), ids=lambda f: f.name)
-def test_fault_on_every_attempt_fails_one_item_typed(fault: Fault, fault_server: FakeOpenAIServer,
-                                                     tmp_path: Path) -> None:  # fmt: skip
+def test_fault_on_every_attempt_fails_one_item_typed(
+    fault: Fault, fault_server: FakeOpenAIServer, tmp_path: Path
+) -> None:
     db = tmp_path / "t.db"
     fault_server.responder = FaultyJudge(healthy(), [fault], marker=MARKER)
     result = evaluate(fault_server, db)

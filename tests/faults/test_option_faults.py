@@ -17,8 +17,9 @@ from troth.bounds import check
 
 def troth(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "troth", *args], capture_output=True, text=True, timeout=120,
-                          cwd=cwd, env=env)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "troth", *args], capture_output=True, text=True, timeout=120, cwd=cwd, env=env
+    )
 
 
 def test_check_refuses_what_is_not_finite_or_in_range() -> None:

@@ -37,8 +37,24 @@ def test_signal_mid_run_then_resume(sig: signal.Signals, tmp_path: Path) -> None
     ]
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     with FakeOpenAIServer(healthy()) as server:
-        args = [sys.executable, "-m", "troth", "eval", str(data), "--model", "m", "--base-url", server.base_url,
-                "--store", str(db), "--eval-id", "sig", "--concurrency", "1", "-q"]  # fmt: skip
+        args = [
+            sys.executable,
+            "-m",
+            "troth",
+            "eval",
+            str(data),
+            "--model",
+            "m",
+            "--base-url",
+            server.base_url,
+            "--store",
+            str(db),
+            "--eval-id",
+            "sig",
+            "--concurrency",
+            "1",
+            "-q",
+        ]
         server.delay = 0.25
         # a background job of a shell ignores SIGINT, and a child inherits that: give the CLI the default
         previous = signal.signal(signal.SIGINT, signal.default_int_handler)

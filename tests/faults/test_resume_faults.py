@@ -68,8 +68,23 @@ def test_the_cli_says_how_many_changed_and_strict_exits_2(fault_server: FakeOpen
     env = {**os.environ, "TROTH_API_KEY": SECRET_KEY, "COLUMNS": "200"}
 
     def troth(*extra: str) -> subprocess.CompletedProcess[str]:
-        argv = [sys.executable, "-m", "troth", "eval", str(data), "--model", "m", "--base-url", fault_server.base_url,
-                "--store", str(db), "--eval-id", "x", "-q", *extra]  # fmt: skip
+        argv = [
+            sys.executable,
+            "-m",
+            "troth",
+            "eval",
+            str(data),
+            "--model",
+            "m",
+            "--base-url",
+            fault_server.base_url,
+            "--store",
+            str(db),
+            "--eval-id",
+            "x",
+            "-q",
+            *extra,
+        ]
         return subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
 
     data.write_text("".join(json.dumps(r) + "\n" for r in ITEMS[:2]))

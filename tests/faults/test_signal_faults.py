@@ -122,9 +122,7 @@ def test_a_killed_app_takes_its_scoring_process_with_it(slow_server: FakeOpenAIS
     assert child > 0 and gone(child), "the scoring process outlived the app"
 
 
-def test_the_apps_own_sigterm_handler_still_runs_after_the_flush(
-    slow_server: FakeOpenAIServer, tmp_path: Path
-) -> None:
+def test_the_apps_own_sigterm_handler_still_runs_after_the_flush(slow_server: FakeOpenAIServer, tmp_path: Path) -> None:
     app, _ = start(tmp_path, slow_server, "thread", mode="chained")
     app.send_signal(signal.SIGTERM)
     stdout, stderr = app.communicate(timeout=30)

@@ -23,8 +23,14 @@ CONTEXT = ["The bridge opened in 1932 and is painted red."]
 
 def namespaced(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``script`` (sh) as root of a new user and mount namespace: its mounts vanish with it."""
-    return subprocess.run(["unshare", "-rm", "sh", "-c", script], capture_output=True, text=True, timeout=300,
-                          cwd=cwd, env={**os.environ, "COLUMNS": "200"})  # fmt: skip
+    return subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
+        env={**os.environ, "COLUMNS": "200"},
+    )
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -43,8 +49,10 @@ def troth(*args: str) -> str:
 def data(path: Path, n: int, padding: int = 0) -> Path:
     """``n`` items, each question ``padding`` characters of text no compression shrinks much."""
     noise = [base64.b64encode(random.Random(k).randbytes(padding * 3 // 4)).decode() for k in range(n)]
-    rows = [{"id": f"i{k}", "input": noise[k] or "When?", "output": "The bridge opened in 1932.",
-             "context": CONTEXT} for k in range(n)]  # fmt: skip
+    rows = [
+        {"id": f"i{k}", "input": noise[k] or "When?", "output": "The bridge opened in 1932.", "context": CONTEXT}
+        for k in range(n)
+    ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
 
@@ -53,8 +61,14 @@ def test_a_store_on_a_read_only_mount_is_read_and_a_run_into_it_fails_in_one_lin
     folder = tmp_path / "ro"
     folder.mkdir()
     items = data(tmp_path / "d.jsonl", 3)
-    made = subprocess.run(troth("eval", str(items), "--store", str(folder / "s.db"), "-q"), shell=True,
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path)  # fmt: skip
+    made = subprocess.run(
+        troth("eval", str(items), "--store", str(folder / "s.db"), "-q"),
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert made.returncode == 0, made.stderr
     read_only = f"mount --bind {folder} {folder} && mount -o remount,ro,bind {folder} && "
     listed = namespaced(read_only + troth("runs", "list", "--store", str(folder / "s.db")), tmp_path)
@@ -71,7 +85,8 @@ def test_a_full_disk_keeps_every_score_in_out_and_says_so_in_one_line(store: str
     disk.mkdir()
     items = data(tmp_path / "d.jsonl", 30, padding=40_000)  # 30 items of 40 KB for 512 KB
     script = f"mount -t tmpfs -o size=512k tmpfs {disk} && " + troth(
-        "eval", str(items), "--store", str(disk / store), "--out", str(out), "-q")
+        "eval", str(items), "--store", str(disk / store), "--out", str(out), "-q"
+    )
     run = namespaced(script, tmp_path)
     assert run.returncode == 2, (run.stdout, run.stderr)
     (line,) = run.stderr.strip().splitlines()

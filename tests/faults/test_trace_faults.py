@@ -39,8 +39,10 @@ def span(n: int, parent: int | None, operation: str | None = "chat", **extra: An
     if operation is not None:
         attributes.append(attr("gen_ai.operation.name", operation))
     if operation in ("chat", "invoke_agent"):
-        given = [{"role": "user", "parts": [{"type": "text", "content": "When?"}]},
-                 {"role": "user", "parts": [{"type": "tool_call_response", "id": "t", "result": CONTEXT}]}]  # fmt: skip
+        given = [
+            {"role": "user", "parts": [{"type": "text", "content": "When?"}]},
+            {"role": "user", "parts": [{"type": "tool_call_response", "id": "t", "result": CONTEXT}]},
+        ]
         reply = [{"role": "assistant", "parts": [{"type": "text", "content": ANSWER}]}]
         attributes.append(attr("gen_ai.input.messages", json.dumps(given)))
         attributes.append(attr("gen_ai.output.messages", json.dumps(reply)))
@@ -198,8 +200,9 @@ def forests(draw: st.DrawFn) -> list[Any]:
     return raws
 
 
-@settings(max_examples=150, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(raws=forests())
 def test_any_span_forest_ends_with_every_span_an_item_or_failed_with_its_id(tmp_path: Path, raws: list[Any]) -> None:
     path = write(tmp_path, export(raws))

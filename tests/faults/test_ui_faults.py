@@ -22,13 +22,35 @@ HUGE = "The bridge opened in 1932. " * 750_000  # about 20 MB
 def store_with_a_huge_answer(path: Path) -> Path:
     store = SQLiteStore(path)
     verdicts = [Verdict("The bridge opened in 1932.", "yes", "stated")]
-    store.save_run(RunRecord(run_id="huge", scorer_id="faithfulness", eval_id="e", item_id="big", input="When?",
-                             output=HUGE, context=[HUGE], verdicts=verdicts, score=1.0, finished_at=now(),
-                             created_at=now()))  # fmt: skip
+    store.save_run(
+        RunRecord(
+            run_id="huge",
+            scorer_id="faithfulness",
+            eval_id="e",
+            item_id="big",
+            input="When?",
+            output=HUGE,
+            context=[HUGE],
+            verdicts=verdicts,
+            score=1.0,
+            finished_at=now(),
+            created_at=now(),
+        )
+    )
     for n in range(3):
-        store.save_run(RunRecord(run_id=f"r{n}", scorer_id="faithfulness", eval_id="e", item_id=f"i{n}",
-                                 input="When?", output="It opened in 1932.", score=1.0, finished_at=now(),
-                                 created_at=now()))  # fmt: skip
+        store.save_run(
+            RunRecord(
+                run_id=f"r{n}",
+                scorer_id="faithfulness",
+                eval_id="e",
+                item_id=f"i{n}",
+                input="When?",
+                output="It opened in 1932.",
+                score=1.0,
+                finished_at=now(),
+                created_at=now(),
+            )
+        )
     store.close()
     return path
 

@@ -32,8 +32,13 @@ def handle(op: str, args: dict[str, Any]) -> Any:
     if op == "complete":
         content = SCRIPT(Request("/v1/chat/completions", {}, {"messages": args["messages"]})).content
         text = json.dumps(content) if isinstance(content, dict) else str(content)
-        return {"text": text, "finish_reason": "stop", "prompt_tokens": tokens, "completion_tokens": len(text) // 4,
-                "attempts": 1}  # fmt: skip
+        return {
+            "text": text,
+            "finish_reason": "stop",
+            "prompt_tokens": tokens,
+            "completion_tokens": len(text) // 4,
+            "attempts": 1,
+        }
     raise ValueError(f"unknown operation {op!r}")
 
 

@@ -22,47 +22,107 @@ pytest.importorskip("onnxruntime")
 
 # (context, faithful answer, the same answer with one number swapped for another of its context)
 SWAPS = [
-    ("The club was founded in 1898. Its stadium, opened in 1923, holds 40,000 fans.",
-     "The club was founded in 1898.", "The club was founded in 1923."),
-    ("The bridge is 1,280 metres long. It opened in 1937 after 4 years of work.",
-     "The bridge opened in 1937.", "The bridge opened in 1280."),
-    ("Sales rose 12% to 4.5 billion euros in 2021. The firm employs 3,000 people.",
-     "Sales rose 12% in 2021.", "Sales rose 3,000% in 2021."),
-    ("The match ended 4-2 after extra time. 55,000 people watched in Madrid on 3 May.",
-     "The match ended 4-2.", "The match ended 4-3."),
-    ("The lake is 12 km long and 310 m deep. It freezes for 90 days a year.",
-     "The lake is 12 km long.", "The lake is 90 km long."),
-    ("The rocket carried 7 satellites. It launched at 6:15 from pad 39, its 20th flight.",
-     "The rocket carried 7 satellites.", "The rocket carried 20 satellites."),
-    ("The novel sold 2 million copies in its first year. It has 412 pages and 36 chapters.",
-     "The novel has 412 pages.", "The novel has 36 pages."),
-    ("The school has 850 pupils and 64 teachers. It was built in 1962.",
-     "The school has 850 pupils.", "The school has 64 pupils."),
-    ("Prices fell 3% in March, after rising 5% in February. Wages grew 2%.",
-     "Prices fell 3% in March.", "Prices fell 5% in March."),
-    ("The film runs 148 minutes. It cost 160 million dollars and earned 836 million.",
-     "The film runs 148 minutes.", "The film runs 160 minutes."),
-    ("The hospital has 600 beds. It treated 45,000 patients last year with 1,200 staff.",
-     "The hospital has 600 beds.", "The hospital has 1,200 beds."),
-    ("The tower is 330 metres tall. It was completed in 1889 and has 3 levels.",
-     "The tower is 330 metres tall.", "The tower is 1889 metres tall."),
-    ("The team won 11 of its 16 games. Its coach, aged 52, signed for 3 more years.",
-     "The team won 11 games.", "The team won 16 games."),
-    ("The company cut 1,500 jobs in 2019. It had hired 900 people in 2017.",
-     "The company cut 1,500 jobs in 2019.", "The company cut 900 jobs in 2019."),
-    ("The train covers 500 km in 2 hours. The line cost 8 billion and opened in 2011.",
-     "The train covers 500 km in 2 hours.", "The train covers 500 km in 8 hours."),
-    ("The survey asked 2,000 adults. 61% said they read every week; 18% never read.",
-     "61% said they read every week.", "18% said they read every week."),
-    ("The river is 410 km long. Its basin covers 9,800 square km and 14 towns.",
-     "The river is 410 km long.", "The river is 14 km long."),
-    ("The plane seats 180 passengers. It flies at 840 km per hour over 6,000 km.",
-     "The plane seats 180 passengers.", "The plane seats 840 passengers."),
-    ("The election turnout was 67%. The winner took 52% of the vote in 2014.",
-     "The winner took 52% of the vote.", "The winner took 67% of the vote."),
-    ("The museum holds 30,000 objects. It opened in 1753 and draws 6 million visitors.",
-     "The museum opened in 1753.", "The museum opened in 30,000."),
-]  # fmt: skip
+    (
+        "The club was founded in 1898. Its stadium, opened in 1923, holds 40,000 fans.",
+        "The club was founded in 1898.",
+        "The club was founded in 1923.",
+    ),
+    (
+        "The bridge is 1,280 metres long. It opened in 1937 after 4 years of work.",
+        "The bridge opened in 1937.",
+        "The bridge opened in 1280.",
+    ),
+    (
+        "Sales rose 12% to 4.5 billion euros in 2021. The firm employs 3,000 people.",
+        "Sales rose 12% in 2021.",
+        "Sales rose 3,000% in 2021.",
+    ),
+    (
+        "The match ended 4-2 after extra time. 55,000 people watched in Madrid on 3 May.",
+        "The match ended 4-2.",
+        "The match ended 4-3.",
+    ),
+    (
+        "The lake is 12 km long and 310 m deep. It freezes for 90 days a year.",
+        "The lake is 12 km long.",
+        "The lake is 90 km long.",
+    ),
+    (
+        "The rocket carried 7 satellites. It launched at 6:15 from pad 39, its 20th flight.",
+        "The rocket carried 7 satellites.",
+        "The rocket carried 20 satellites.",
+    ),
+    (
+        "The novel sold 2 million copies in its first year. It has 412 pages and 36 chapters.",
+        "The novel has 412 pages.",
+        "The novel has 36 pages.",
+    ),
+    (
+        "The school has 850 pupils and 64 teachers. It was built in 1962.",
+        "The school has 850 pupils.",
+        "The school has 64 pupils.",
+    ),
+    (
+        "Prices fell 3% in March, after rising 5% in February. Wages grew 2%.",
+        "Prices fell 3% in March.",
+        "Prices fell 5% in March.",
+    ),
+    (
+        "The film runs 148 minutes. It cost 160 million dollars and earned 836 million.",
+        "The film runs 148 minutes.",
+        "The film runs 160 minutes.",
+    ),
+    (
+        "The hospital has 600 beds. It treated 45,000 patients last year with 1,200 staff.",
+        "The hospital has 600 beds.",
+        "The hospital has 1,200 beds.",
+    ),
+    (
+        "The tower is 330 metres tall. It was completed in 1889 and has 3 levels.",
+        "The tower is 330 metres tall.",
+        "The tower is 1889 metres tall.",
+    ),
+    (
+        "The team won 11 of its 16 games. Its coach, aged 52, signed for 3 more years.",
+        "The team won 11 games.",
+        "The team won 16 games.",
+    ),
+    (
+        "The company cut 1,500 jobs in 2019. It had hired 900 people in 2017.",
+        "The company cut 1,500 jobs in 2019.",
+        "The company cut 900 jobs in 2019.",
+    ),
+    (
+        "The train covers 500 km in 2 hours. The line cost 8 billion and opened in 2011.",
+        "The train covers 500 km in 2 hours.",
+        "The train covers 500 km in 8 hours.",
+    ),
+    (
+        "The survey asked 2,000 adults. 61% said they read every week; 18% never read.",
+        "61% said they read every week.",
+        "18% said they read every week.",
+    ),
+    (
+        "The river is 410 km long. Its basin covers 9,800 square km and 14 towns.",
+        "The river is 410 km long.",
+        "The river is 14 km long.",
+    ),
+    (
+        "The plane seats 180 passengers. It flies at 840 km per hour over 6,000 km.",
+        "The plane seats 180 passengers.",
+        "The plane seats 840 passengers.",
+    ),
+    (
+        "The election turnout was 67%. The winner took 52% of the vote in 2014.",
+        "The winner took 52% of the vote.",
+        "The winner took 67% of the vote.",
+    ),
+    (
+        "The museum holds 30,000 objects. It opened in 1753 and draws 6 million visitors.",
+        "The museum opened in 1753.",
+        "The museum opened in 30,000.",
+    ),
+]
 
 
 def test_a_number_swapped_for_another_of_the_context_lowers_the_score() -> None:

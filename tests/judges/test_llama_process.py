@@ -51,10 +51,13 @@ def items(n: int, crash: set[int]) -> list[dict[str, object]]:
     """``n`` items; those numbered in ``crash`` (from 1) crash the model. Each output differs: the
     judge answers a prompt it has answered from memory, without the model."""
     return [
-        {"id": f"i{k:02d}", "output": f"{'CRASH' if k in crash else 'Item'} {k}: the bridge opened in 1932.",
-         "context": CONTEXT}
+        {
+            "id": f"i{k:02d}",
+            "output": f"{'CRASH' if k in crash else 'Item'} {k}: the bridge opened in 1932.",
+            "context": CONTEXT,
+        }
         for k in range(1, n + 1)
-    ]  # fmt: skip
+    ]
 
 
 def test_signal_names() -> None:
@@ -112,15 +115,34 @@ def test_the_cli_scores_the_rest_and_says_broken_once(model: Path, tmp_path: Pat
     data.write_text("".join(json.dumps(row) + "\n" for row in items(10, {3, 5, 6, 7})), encoding="utf-8")
     env = {**os.environ, "COLUMNS": "250"}
     proc = subprocess.run(
-        [sys.executable, "-m", "troth", "eval", str(data), "--model", f"llm/{model}", "--store", str(db), "-q",
-         "--concurrency", "1", "--reason", "template"],
-        capture_output=True, text=True, timeout=120, env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "troth",
+            "eval",
+            str(data),
+            "--model",
+            f"llm/{model}",
+            "--store",
+            str(db),
+            "-q",
+            "--concurrency",
+            "1",
+            "--reason",
+            "template",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     out = " ".join(proc.stdout.split())  # rich wraps long lines
     assert "item i03: faithfulness failed in preprocess: JudgeCrashedError: llm/scripted crashed (SIGSEGV)" in out
-    assert "item i06: faithfulness failed in preprocess: JudgeCrashedError: llm/scripted crashed (SIGSEGV) while " \
+    assert (
+        "item i06: faithfulness failed in preprocess: JudgeCrashedError: llm/scripted crashed (SIGSEGV) while "
         "answering; the judge is now broken (3 crashes; restart budget 2)" in out
+    )
     broken = "items i07, i08, i09 and 1 more: faithfulness failed in preprocess: JudgeBrokenError: llm/scripted is "
     broken += "broken"
     assert broken in out and out.count("JudgeBrokenError") == 1 and "7 of 10 item(s) failed" in out

@@ -180,8 +180,13 @@ def test_grammar_for_a_long_string_field_does_not_crash_llama_cpp() -> None:
     done = asyncio.run(
         backend.complete(
             CompletionRequest(
-                [{"role": "user", "content": "Explain the score in JSON."}], schema, "ScoreReason", max_tokens=24,
-                temperature=0.0, seed=0, retry=True,  # straight to the grammar
+                [{"role": "user", "content": "Explain the score in JSON."}],
+                schema,
+                "ScoreReason",
+                max_tokens=24,
+                temperature=0.0,
+                seed=0,
+                retry=True,  # straight to the grammar
             )
         )
     )

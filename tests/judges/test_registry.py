@@ -14,7 +14,7 @@ from troth.judges import registry
 from troth.judges.registry import route, split_model
 
 # A whole backend: a service that scores (passage, claim) pairs, here by shared words.
-BACKEND = '''
+BACKEND = """
 from troth.judges.base import BackendBase, PairScores
 from troth.judges.capabilities import Capabilities
 from troth.values import FREE
@@ -33,7 +33,7 @@ class WordsBackend(BackendBase):
 
 def from_options(options):
     return WordsBackend(options.name, options.base_url)
-'''
+"""
 
 
 @pytest.fixture
@@ -52,8 +52,9 @@ def test_a_new_backend_is_one_module_and_one_registry_line() -> None:
     scorer = create_faithfulness_scorer(judge, context=["The bridge opened in 1932.", "It is red."])
     result = scorer.run(output="The bridge opened in 1932. It is painted blue.")
     assert [(v.claim, v.verdict) for v in result.verdicts] == [
-        ("The bridge opened in 1932.", "yes"), ("It is painted blue.", "unsure")
-    ]  # fmt: skip
+        ("The bridge opened in 1932.", "yes"),
+        ("It is painted blue.", "unsure"),
+    ]
     assert result.verdicts[0].evidence is not None and result.verdicts[0].evidence.verified
     assert result.score == 0.5 and result.usage["analyze"].model == "words/overlap"
     assert result.usage["analyze"].prices is not None  # declared free: costed at 0, not by its name

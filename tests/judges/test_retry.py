@@ -46,6 +46,7 @@ def test_retry_policy_gives_up_with_a_typed_error_naming_the_step() -> None:
         return Completion('{"other": 1}', "stop"), False, lambda: kept.append("kept")
 
     with pytest.raises(JudgeOutputError, match=r"\[extract\] m gave no valid answer in 2 attempts") as info:
-        asyncio.run(RetryPolicy(output_retries=1).generate(complete, [], _Answer, max_tokens=9, step="extract",
-                                                           model="m"))  # fmt: skip
+        asyncio.run(
+            RetryPolicy(output_retries=1).generate(complete, [], _Answer, max_tokens=9, step="extract", model="m")
+        )
     assert info.value.usage is not None and info.value.usage.calls == 2 and kept == []

@@ -124,9 +124,14 @@ def test_cascade_sends_only_uncertain_claims_to_the_second_judge() -> None:
 
 
 def test_cascade_asks_the_second_judge_once_per_item_and_resumes_from_the_store(tmp_path: Path) -> None:
-    data = [{"id": f"i{n}", "context": CONTEXT,
-             "output": f"Deliveries began in July 2017. Plant {n} was founded by two brothers in Ohio."}
-            for n in range(6)]  # fmt: skip
+    data = [
+        {
+            "id": f"i{n}",
+            "context": CONTEXT,
+            "output": f"Deliveries began in July 2017. Plant {n} was founded by two brothers in Ohio.",
+        }
+        for n in range(6)
+    ]
     with FakeOpenAIServer(ScriptedJudge(default=("yes", ""))) as server:
         second = Judge("second", base_url=server.base_url, api_key="k", max_retries=0)
         cascade = Judge("local", second_opinion=second, uncertain_band=(0.0, 1.0))  # every claim goes on

@@ -56,8 +56,11 @@ async def test_waits_that_fit_are_waited_and_long_ones_told_to_the_progress_line
     server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(waits, "LONG_WAIT_S", 0.75)
-    server.enqueue(Reply(status=429, headers={"Retry-After": "1"}),
-                   Reply(status=503, headers={"retry-after-ms": "500"}), {"value": 7})  # fmt: skip
+    server.enqueue(
+        Reply(status=429, headers={"Retry-After": "1"}),
+        Reply(status=503, headers={"retry-after-ms": "500"}),
+        {"value": 7},
+    )
     judge = Judge("m", base_url=server.base_url, api_key="k", max_retries=4, rate_limit_wait=5)
     heard: list[float] = []
     token = RUN_SETTINGS.set(RunSettings(on_wait=heard.append))
@@ -78,10 +81,26 @@ def test_a_run_keeps_going_with_the_items_failed(server: FakeOpenAIServer, tmp_p
     assert time.monotonic() - started < 10 and result.summary.failed_items == 3
     assert {it.errors["faithfulness"].type for it in result.items} == {"JudgeConnectionError"}
     line = subprocess.run(
-        [sys.executable, "-m", "troth", "eval", str(_jsonl(tmp_path, data)), "--model", "m", "--base-url",
-         server.base_url, "--max-wait", "1", "--no-store", "-q"],
-        capture_output=True, text=True, timeout=60, env={"COLUMNS": "300", "PATH": ""},
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "troth",
+            "eval",
+            str(_jsonl(tmp_path, data)),
+            "--model",
+            "m",
+            "--base-url",
+            server.base_url,
+            "--max-wait",
+            "1",
+            "--no-store",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"COLUMNS": "300", "PATH": ""},
+    )
     assert line.returncode == 1 and "3 of 3 item(s) failed" in line.stdout and "Traceback" not in line.stderr
     assert "asking for a wait of 120s" in line.stdout
 

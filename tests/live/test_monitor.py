@@ -193,8 +193,13 @@ def test_cli_live_summary_and_runs_filter(live_server: FakeOpenAIServer, tmp_pat
     env = {**os.environ, "COLUMNS": "200"}
 
     def troth(*args: str) -> str:
-        proc = subprocess.run([sys.executable, "-m", "troth", *args, "--store", str(db)], capture_output=True,
-                              text=True, timeout=60, env=env)  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-m", "troth", *args, "--store", str(db)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=env,
+        )
         assert proc.returncode == 0, proc.stderr
         return proc.stdout
 
@@ -285,8 +290,9 @@ def test_garbage_answers_and_a_raising_scorer_are_stored_failures(tmp_path: Path
     raising = create_scorer(id="raising", description="raises").preprocess(boom).generate_score(lambda ctx: 1.0)
     assert scored_once([raising], tmp_path / "raising.db") == (None, None, "RuntimeError: scorer bug", "preprocess")
     with FakeOpenAIServer(lambda request: Reply(content="not json at all")) as garbage:
-        score, _, error, step = scored_once([create_faithfulness_scorer(judge_for(garbage), context=CONTEXT)],
-                                            tmp_path / "garbage.db")  # fmt: skip
+        score, _, error, step = scored_once(
+            [create_faithfulness_scorer(judge_for(garbage), context=CONTEXT)], tmp_path / "garbage.db"
+        )
     assert (score, step) == (None, "preprocess") and error.startswith("JudgeOutputError") and "not valid JSON" in error
 
 
@@ -302,8 +308,9 @@ def test_calls_from_many_threads_are_all_counted_and_stored(live_server: FakeOpe
     def answer(question: str, trace: str) -> str:
         return "The bridge opened in 1932."
 
-    threads = [threading.Thread(target=lambda k=k: [answer("q", trace=f"t{k}-{i}") for i in range(10)])
-               for k in range(8)]  # fmt: skip
+    threads = [
+        threading.Thread(target=lambda k=k: [answer("q", trace=f"t{k}-{i}") for i in range(10)]) for k in range(8)
+    ]
     for t in threads:
         t.start()
     for t in threads:

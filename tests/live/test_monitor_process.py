@@ -121,8 +121,13 @@ def test_a_script_without_a_main_guard_is_told_how_to_fix_it_and_still_exits_in_
     script = tmp_path / "app.py"  # no `if __name__ == "__main__":`: the scoring process imports it again and fails
     script.write_text(UNGUARDED, encoding="utf-8")
     started = time.monotonic()
-    done = subprocess.run([sys.executable, str(script), str(tmp_path / "live.db")], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path)  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "live.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert time.monotonic() - started < 60
     assert done.stderr.count('put that code under `if __name__ == "__main__":`') == 1, done.stderr[-2000:]

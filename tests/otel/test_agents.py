@@ -18,7 +18,10 @@ from troth.testing import FakeOpenAIServer
 
 @pytest.mark.parametrize("framework", sorted(WATCHED))
 def test_the_score_of_a_watched_agent_run_is_an_event_on_the_apps_span(
-    framework: str, otel: Telemetry, model_server: FakeOpenAIServer, tmp_path: Path  # noqa: F811
+    framework: str,
+    otel: Telemetry,
+    model_server: FakeOpenAIServer,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     monitor = Monitor([{"scorer": create_faithfulness_scorer("local"), "threshold": 0.5}], store=tmp_path / "l.db")
     try:
@@ -37,7 +40,9 @@ def test_the_score_of_a_watched_agent_run_is_an_event_on_the_apps_span(
 
 
 def test_an_instrumented_pydantic_ai_run_parents_its_score_to_the_agent_run_span(
-    otel: Telemetry, model_server: FakeOpenAIServer, tmp_path: Path  # noqa: F811
+    otel: Telemetry,
+    model_server: FakeOpenAIServer,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     from pydantic_ai import Agent
     from pydantic_ai.capabilities.instrumentation import Instrumentation

@@ -36,8 +36,10 @@ def attributes(record: Any) -> dict[str, Any]:
 def test_run_evals_has_a_span_per_item_under_the_run_and_an_event_per_score(
     otel: Telemetry, server: FakeOpenAIServer
 ) -> None:
-    data = [{"id": "good", "output": "The bridge opened in 1932.", "context": CONTEXT},
-            {"id": "bad", "output": "The bridge opened in 1950.", "context": CONTEXT}]  # fmt: skip
+    data = [
+        {"id": "good", "output": "The bridge opened in 1932.", "context": CONTEXT},
+        {"id": "bad", "output": "The bridge opened in 1950.", "context": CONTEXT},
+    ]
     result = run_evals(data, [{"scorer": scorer_for(server), "threshold": 0.5}], store=None, eval_id="e1", quiet=True)
     assert [i.results["faithfulness"].score for i in result.items] == [1.0, 0.0]
 
@@ -67,8 +69,9 @@ def test_an_item_that_fails_gives_an_event_with_its_error_type(otel: Telemetry, 
     def target(question: str) -> str:
         raise RuntimeError("the agent fell over")
 
-    result = run_evals([{"id": "q", "input": "When?", "context": CONTEXT}], [scorer_for(server)], target=target,
-                       store=None, quiet=True)  # fmt: skip
+    result = run_evals(
+        [{"id": "q", "input": "When?", "context": CONTEXT}], [scorer_for(server)], target=target, store=None, quiet=True
+    )
     assert result.items[0].errors["target"].type == "RuntimeError"
     (event,) = otel.events()
     found = attributes(event)
@@ -106,8 +109,9 @@ def test_nothing_is_emitted_once_uninstrumented(otel: Telemetry, server: FakeOpe
     from troth.otel import TrothInstrumentor
 
     TrothInstrumentor().uninstrument()
-    run_evals([{"output": "The bridge opened in 1932.", "context": CONTEXT}], [scorer_for(server)], store=None,
-              quiet=True)  # fmt: skip
+    run_evals(
+        [{"output": "The bridge opened in 1932.", "context": CONTEXT}], [scorer_for(server)], store=None, quiet=True
+    )
     assert otel.spans() == [] and otel.events() == []
     TrothInstrumentor().instrument()  # the fixture's teardown uninstruments
 

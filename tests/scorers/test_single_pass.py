@@ -13,18 +13,23 @@ from troth import Judge, JudgeOutputError, ScorerRunError, create_faithfulness_s
 from troth.prompts.single_pass import SAME_CALL
 from troth.testing import FakeOpenAIServer, Reply, ScriptedJudge
 
-CONTEXT = ["The Tesla Model 3 is an electric sedan. Deliveries began in July 2017.",
-           "The Long Range version has an EPA range of 358 miles."]  # fmt: skip
+CONTEXT = [
+    "The Tesla Model 3 is an electric sedan. Deliveries began in July 2017.",
+    "The Long Range version has an EPA range of 358 miles.",
+]
 OUTPUT = "Deliveries of the Model 3 began in July 2017. It costs $20,000."
 
 
 def answer(*claims: tuple[str, str, str]) -> Reply:
-    return Reply(content={"claims": [{"claim": c, "evidence": e, "verdict": v, "reason": f"{v}: {c}"}
-                                     for c, v, e in claims]})  # fmt: skip
+    return Reply(
+        content={"claims": [{"claim": c, "evidence": e, "verdict": v, "reason": f"{v}: {c}"} for c, v, e in claims]}
+    )
 
 
-GOOD = answer(("Deliveries of the Model 3 began in July 2017.", "yes", "Deliveries began in July 2017"),
-              ("The Model 3 costs $20,000.", "unsure", ""))  # fmt: skip
+GOOD = answer(
+    ("Deliveries of the Model 3 began in July 2017.", "yes", "Deliveries began in July 2017"),
+    ("The Model 3 costs $20,000.", "unsure", ""),
+)
 
 
 def scorer(judge: Judge, **kw: object) -> object:
@@ -50,16 +55,23 @@ def test_one_request_gives_claims_verdicts_and_evidence(server: FakeOpenAIServer
 @pytest.mark.parametrize(
     ("bad", "problem"),
     [
-        (Reply(content={"claims": [{"claim": "x", "evidence": "", "verdict": "maybe", "reason": "r"}]}),
-         "claims.0.verdict: Input should be 'yes', 'no' or 'unsure'"),
-        (answer(("The Model 3 costs $20,000.", "no", "It costs $35,000")),
-         "the evidence of claim 1 is not in the context: 'It costs $35,000'"),
-        (answer(("Deliveries began in July 2017.", "yes", ""), ("deliveries began in July 2017.", "yes", "")),
-         "claim 2 ('deliveries began in July 2017.') is given twice"),
+        (
+            Reply(content={"claims": [{"claim": "x", "evidence": "", "verdict": "maybe", "reason": "r"}]}),
+            "claims.0.verdict: Input should be 'yes', 'no' or 'unsure'",
+        ),
+        (
+            answer(("The Model 3 costs $20,000.", "no", "It costs $35,000")),
+            "the evidence of claim 1 is not in the context: 'It costs $35,000'",
+        ),
+        (
+            answer(("Deliveries began in July 2017.", "yes", ""), ("deliveries began in July 2017.", "yes", "")),
+            "claim 2 ('deliveries began in July 2017.') is given twice",
+        ),
     ],
-)  # fmt: skip
-def test_a_bad_answer_is_asked_again_with_the_problem(server: FakeOpenAIServer, judge: Judge, bad: Reply,
-                                                      problem: str) -> None:  # fmt: skip
+)
+def test_a_bad_answer_is_asked_again_with_the_problem(
+    server: FakeOpenAIServer, judge: Judge, bad: Reply, problem: str
+) -> None:
     server.enqueue(bad, GOOD)
     result = scorer(judge).run(output=OUTPUT)  # type: ignore[attr-defined]
     assert result.score == 0.5 and len(server.requests) == 2
@@ -99,9 +111,15 @@ def test_a_context_too_long_for_one_request_goes_the_two_step_way(
 
 
 def test_no_claim_found_is_extracted_again_in_two_steps_and_flagged(server: FakeOpenAIServer, judge: Judge) -> None:
-    server.enqueue(Reply(content={"claims": []}), {"claims": ["Deliveries began in July 2017."]},
-                   {"verdicts": [{"claim_id": "c1", "evidence": "Deliveries began in July 2017", "verdict": "yes",
-                                  "reason": "stated"}]})  # fmt: skip
+    server.enqueue(
+        Reply(content={"claims": []}),
+        {"claims": ["Deliveries began in July 2017."]},
+        {
+            "verdicts": [
+                {"claim_id": "c1", "evidence": "Deliveries began in July 2017", "verdict": "yes", "reason": "stated"}
+            ]
+        },
+    )
     result = scorer(judge).run(output=OUTPUT)  # type: ignore[attr-defined]
     assert [r.schema_name for r in server.requests] == ["ClaimsWithVerdicts", "ExtractedClaims", "ClaimVerdicts"]
     assert result.score == 1.0 and "single-pass-fallback" in result.flags
@@ -110,8 +128,10 @@ def test_no_claim_found_is_extracted_again_in_two_steps_and_flagged(server: Fake
 
 def test_run_evals_makes_one_request_per_item_and_resumes_from_the_store(tmp_path: Path) -> None:
     script = ScriptedJudge(verdicts={"2017": ("yes", "Deliveries began in July 2017")})
-    data = [{"id": f"i{n}", "output": f"Deliveries began in July 2017. Item {n} is here.", "context": CONTEXT}
-            for n in range(10)]  # fmt: skip
+    data = [
+        {"id": f"i{n}", "output": f"Deliveries began in July 2017. Item {n} is here.", "context": CONTEXT}
+        for n in range(10)
+    ]
     with FakeOpenAIServer(script) as server:
         judge = Judge("m", base_url=server.base_url, api_key="k", timeout=5, max_retries=0)
         make = create_faithfulness_scorer(judge, strategy="single-pass", reason="template")

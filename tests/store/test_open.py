@@ -16,9 +16,20 @@ from troth.values import Verdict
 
 
 def records() -> list[RunRecord]:
-    return [RunRecord(run_id=f"r{i}", scorer_id="faithfulness", eval_id="e1" if i < 3 else "e2", item_id=f"i{i}",
-                      score=i / 4, input={"question": i}, verdicts=[Verdict(f"Claim {i}.", "yes", "stated")],
-                      created_at=now(), finished_at=now()) for i in range(5)]  # fmt: skip
+    return [
+        RunRecord(
+            run_id=f"r{i}",
+            scorer_id="faithfulness",
+            eval_id="e1" if i < 3 else "e2",
+            item_id=f"i{i}",
+            score=i / 4,
+            input={"question": i},
+            verdicts=[Verdict(f"Claim {i}.", "yes", "stated")],
+            created_at=now(),
+            finished_at=now(),
+        )
+        for i in range(5)
+    ]
 
 
 def test_a_store_to_read_must_exist_and_is_not_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

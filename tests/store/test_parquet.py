@@ -18,17 +18,31 @@ SCRIPT = ScriptedJudge(verdicts={"paris": ("yes", "Paris is big")}, default=("no
 
 
 def data(n: int) -> list[dict[str, Any]]:
-    return [{"id": f"i{i}", "output": "Paris is big." if i % 2 else "Paris is big. Rome is small.",
-             "context": ["Paris is big."]} for i in range(n)]  # fmt: skip
+    return [
+        {
+            "id": f"i{i}",
+            "output": "Paris is big." if i % 2 else "Paris is big. Rome is small.",
+            "context": ["Paris is big."],
+        }
+        for i in range(n)
+    ]
 
 
 def test_records_round_trip_and_parts_are_written_whole(tmp_path: Path) -> None:
     store = ParquetStore(tmp_path / "runs.parquet", rows_per_file=2)
     records = [
-        RunRecord(run_id=f"r{i}", scorer_id="s", eval_id="e", item_id=str(i), score=i / 4, input={"q": "x"},
-                  context=["c"], finished_at=f"2026-12-03T00:00:0{i}")
+        RunRecord(
+            run_id=f"r{i}",
+            scorer_id="s",
+            eval_id="e",
+            item_id=str(i),
+            score=i / 4,
+            input={"q": "x"},
+            context=["c"],
+            finished_at=f"2026-12-03T00:00:0{i}",
+        )
         for i in range(5)
-    ]  # fmt: skip
+    ]
     for r in records:
         store.save_run(r)
     parts = sorted((tmp_path / "runs.parquet").glob("part-*.parquet"))
@@ -76,10 +90,22 @@ def test_the_cli_lists_runs_from_a_parquet_folder(tmp_path: Path) -> None:
 
     folder = tmp_path / "runs.parquet"
     store = ParquetStore(folder)
-    store.save_run(RunRecord(run_id="r1", scorer_id="faithfulness", eval_id="e", item_id="a", score=0.5,
-                             finished_at="2026-12-03T00:00:01"))  # fmt: skip
+    store.save_run(
+        RunRecord(
+            run_id="r1",
+            scorer_id="faithfulness",
+            eval_id="e",
+            item_id="a",
+            score=0.5,
+            finished_at="2026-12-03T00:00:01",
+        )
+    )
     store.close()
-    proc = subprocess.run([sys.executable, "-m", "troth", "runs", "show", "r1", "--store", str(folder), "--json"],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "troth", "runs", "show", "r1", "--store", str(folder), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["score"] == 0.5

@@ -13,14 +13,25 @@ from troth.scorers.base import create_scorer
 from troth.store import SQLiteStore
 from troth.values import Evidence, ScoreResult, Verdict, Verdicts
 
-VERDICTS = [Verdict("It opened in 1932.", "yes", "stated", Evidence("opened in 1932", True, 0, 11, 25)),
-            Verdict("It is red.", "unsure", "not said", probabilities={"supported": 0.2})]  # fmt: skip
+VERDICTS = [
+    Verdict("It opened in 1932.", "yes", "stated", Evidence("opened in 1932", True, 0, 11, 25)),
+    Verdict("It is red.", "unsure", "not said", probabilities={"supported": 0.2}),
+]
 
 
 def result() -> ScoreResult:
-    return ScoreResult(run_id="r1", scorer_id="faithfulness", prompt_version="v", preprocess_step_result=["a", "b"],
-                       preprocess_prompt=None, analyze_step_result=Verdicts(VERDICTS), analyze_prompt=None,
-                       score=0.5, reason="why", generate_reason_prompt=None)  # fmt: skip
+    return ScoreResult(
+        run_id="r1",
+        scorer_id="faithfulness",
+        prompt_version="v",
+        preprocess_step_result=["a", "b"],
+        preprocess_prompt=None,
+        analyze_step_result=Verdicts(VERDICTS),
+        analyze_prompt=None,
+        score=0.5,
+        reason="why",
+        generate_reason_prompt=None,
+    )
 
 
 def test_verdicts_are_stored_once_and_read_back_typed(tmp_path: Path) -> None:
@@ -41,9 +52,18 @@ def test_verdicts_are_stored_once_and_read_back_typed(tmp_path: Path) -> None:
 
 
 def test_a_custom_scorer_result_keeps_its_own_analyze_result(tmp_path: Path) -> None:
-    custom = ScoreResult(run_id="r2", scorer_id="politeness", prompt_version=None, preprocess_step_result=None,
-                         preprocess_prompt=None, analyze_step_result={"tone": "kind"}, analyze_prompt=None,
-                         score=1.0, reason=None, generate_reason_prompt=None)  # fmt: skip
+    custom = ScoreResult(
+        run_id="r2",
+        scorer_id="politeness",
+        prompt_version=None,
+        preprocess_step_result=None,
+        preprocess_prompt=None,
+        analyze_step_result={"tone": "kind"},
+        analyze_prompt=None,
+        score=1.0,
+        reason=None,
+        generate_reason_prompt=None,
+    )
     item = {"id": "i", "input": None, "output": "x", "context": None}
     record = to_record("e1", item, create_scorer(id="politeness"), custom, None, "2026-12-05T00:00:00+00:00")
     assert record.verdicts is None

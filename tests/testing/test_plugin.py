@@ -96,14 +96,16 @@ def test_a_session_significantly_worse_than_its_baseline_fails(
     server.responder = ScriptedJudge(verdicts={"Oslo": ("yes", "Oslo is the capital"), "Bergen": ("yes", "Bergen")})
     pytester.runpytest_subprocess(*common, "--troth-eval-id=main").assert_outcomes(passed=12)
     server.responder = ScriptedJudge(verdicts={"Oslo": ("yes", "Oslo is the capital"), "Bergen": ("no", "Bergen")})
-    worse = pytester.runpytest_subprocess(*common, "--troth-eval-id=branch", "--troth-baseline=main",
-                                          "--troth-fail-if-worse=0.1")  # fmt: skip
+    worse = pytester.runpytest_subprocess(
+        *common, "--troth-eval-id=branch", "--troth-baseline=main", "--troth-fail-if-worse=0.1"
+    )
     worse.assert_outcomes(passed=12)  # every test passed its own threshold; the session as a whole got worse
     assert worse.ret == 1
     gate = "WORSE than main: faithfulness: B's mean is lower by 0.5, more than 0.1 (p < 0.05)"
     worse.stdout.fnmatch_lines(["faithfulness: mean 0.500 against 1.000 in main (-0.500, p *)", gate])
-    within = pytester.runpytest_subprocess(*common, "--troth-eval-id=branch2", "--troth-baseline=main",
-                                           "--troth-fail-if-worse=0.6")  # fmt: skip
+    within = pytester.runpytest_subprocess(
+        *common, "--troth-eval-id=branch2", "--troth-baseline=main", "--troth-fail-if-worse=0.6"
+    )
     assert within.ret == 0
     missing = pytester.runpytest_subprocess(*common, "--troth-baseline=nope")
     assert missing.ret == pytest.ExitCode.USAGE_ERROR

@@ -31,9 +31,11 @@ def test_a_negation_against_the_aligned_sentence_is_flagged_both_ways() -> None:
 
 
 def test_a_paraphrase_is_not_flagged() -> None:
-    for claim in ("The company was set up by Anna Berg in 1998, with 12 employees.",
-                  "Tom Rask became chief engineer in 2004.",
-                  "Anna Berg founded the company, and Tom Rask joined in 2004."):  # fmt: skip
+    for claim in (
+        "The company was set up by Anna Berg in 1998, with 12 employees.",
+        "Tom Rask became chief engineer in 2004.",
+        "Anna Berg founded the company, and Tom Rask joined in 2004.",
+    ):
         found = align(claim, CONTEXT)
         assert not found.swapped and not found.negation_mismatch, (claim, found)
 
@@ -49,8 +51,12 @@ def test_numbers_split_by_tokenised_text_are_the_same_numbers() -> None:
 
 def test_parts() -> None:
     assert numbers("More than 20,000 acres in 2019, 4.5 m deep, its 20th year, 7. 8 per cent") == {
-        "20000", "2019", "4.5", "20", "7.8",
-    }  # fmt: skip
+        "20000",
+        "2019",
+        "4.5",
+        "20",
+        "7.8",
+    }
     assert names("Anna met Tom Rask in Oslo. Then they left.") == {"Tom Rask", "Oslo"}
     assert windows(["a.", "b.", "c."], 2) == ["a.", "b.", "c.", "a. b.", "b. c."]
     assert align("Anything.", []).window == ""

@@ -25,8 +25,10 @@ KEYS = st.sampled_from(["role", "content", "toolInvocations", "parts", "tool_cal
 FIELD = st.one_of(JSON, st.sampled_from(["user", "assistant", "tool", "tool-result", "tool-invocation", "result"]))
 PART = st.dictionaries(KEYS, FIELD, max_size=5)
 VALUE = st.one_of(FIELD, st.lists(PART, max_size=3), PART)
-MESSAGE = st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "tool", "system"])},
-                                optional={k: VALUE for k in ["content", "toolInvocations", "parts"]})  # fmt: skip
+MESSAGE = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "system"])},
+    optional={k: VALUE for k in ["content", "toolInvocations", "parts"]},
+)
 PREPARE = make_prepare(None, 1_000_000)
 FIELD_NAMES = ("messages[", "output", "input", "context")
 
@@ -52,14 +54,18 @@ def test_any_json_in_any_field_is_a_result_or_a_typed_error_naming_the_field(mes
 @pytest.mark.parametrize(
     ("messages", "error"),
     [
-        ([{"role": "assistant", "content": "A.", "toolInvocations": 5}],
-         "messages[0].toolInvocations must be a list, not int"),
+        (
+            [{"role": "assistant", "content": "A.", "toolInvocations": 5}],
+            "messages[0].toolInvocations must be a list, not int",
+        ),
         ([{"role": "assistant", "content": {"parts": "x"}}], "messages[0].content.parts must be a list, not str"),
-        ([{"role": "user", "content": "q"}, {"role": "assistant", "content": {"toolInvocations": {"a": 1}}}],
-         "messages[1].content.toolInvocations must be a list, not dict"),
+        (
+            [{"role": "user", "content": "q"}, {"role": "assistant", "content": {"toolInvocations": {"a": 1}}}],
+            "messages[1].content.toolInvocations must be a list, not dict",
+        ),
         ([{"role": "assistant", "content": [{"type": 3}]}], "messages[0].content[0].type must be a string, not int"),
     ],
-)  # fmt: skip
+)
 def test_the_field_of_the_wrong_type_is_named(messages: list[dict[str, Any]], error: str) -> None:
     with pytest.raises(InvalidTranscriptError) as caught:
         Transcript.read(messages)
@@ -69,7 +75,10 @@ def test_the_field_of_the_wrong_type_is_named(messages: list[dict[str, Any]], er
 
 
 def test_odd_values_that_can_be_read_give_a_result() -> None:
-    messages = [{"role": "tool", "content": {"rows": [1, 2]}}, {"role": "assistant", "content": [{"type": "text"}, 7]},
-                {"role": "assistant", "content": "The table has two rows.", "toolInvocations": None}]  # fmt: skip
+    messages = [
+        {"role": "tool", "content": {"rows": [1, 2]}},
+        {"role": "assistant", "content": [{"type": "text"}, 7]},
+        {"role": "assistant", "content": "The table has two rows.", "toolInvocations": None},
+    ]
     transcript = Transcript.read(messages)
     assert transcript.answer == "The table has two rows." and transcript.tool_results == ['{"rows": [1, 2]}']

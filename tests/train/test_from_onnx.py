@@ -16,9 +16,11 @@ import pytest
 from troth.judges.backends.verifier import find_verifier
 
 pytestmark = pytest.mark.train
-PAIRS = [("The car is built at the Fremont factory in California.", "It is built in Fremont."),
-         ("The Long Range version has a range of 358 miles.", "The Long Range version has a range of 520 miles."),
-         ("Deliveries began in July 2017.", "The company also makes solar roof tiles in Buffalo.")]  # fmt: skip
+PAIRS = [
+    ("The car is built at the Fremont factory in California.", "It is built in Fremont."),
+    ("The Long Range version has a range of 358 miles.", "The Long Range version has a range of 520 miles."),
+    ("Deliveries began in July 2017.", "The company also makes solar roof tiles in Buffalo."),
+]
 
 
 def test_the_shipped_weights_load_whole_and_classify_as_the_onnx_model() -> None:

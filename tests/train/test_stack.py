@@ -27,8 +27,9 @@ def crafted(folder: Path) -> None:
             context = [f"Team {i} won {i + 3} of its {i + 20} games in {1990 + i}. Its coach is {i + 40} years old."]
             faithful = f"Team {i} won {i + 3} games in {1990 + i}."
             wrong = f"Team {i} won {i + 9} games in {1990 + i}."
-            rows.append({"id": f"{name}-{i}", "context": context, "output": faithful if i % 2 else wrong,
-                         "label": i % 2})  # fmt: skip
+            rows.append(
+                {"id": f"{name}-{i}", "context": context, "output": faithful if i % 2 else wrong, "label": i % 2}
+            )
         (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 

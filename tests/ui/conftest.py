@@ -20,13 +20,35 @@ HOSTILE = '<script>document.title="owned"</script><img src=x onerror="document.t
 @pytest.fixture(scope="module")
 def ui_store(two_evals: Path) -> Path:  # noqa: F811
     store = SQLiteStore(two_evals)
-    store.save_run(RunRecord(run_id="hostile", scorer_id="faithfulness", eval_id="hostile-eval", item_id=HOSTILE,
-                             input=HOSTILE, output=HOSTILE, reason=HOSTILE, score=0.0, finished_at=now(),
-                             created_at=now()))  # fmt: skip
+    store.save_run(
+        RunRecord(
+            run_id="hostile",
+            scorer_id="faithfulness",
+            eval_id="hostile-eval",
+            item_id=HOSTILE,
+            input=HOSTILE,
+            output=HOSTILE,
+            reason=HOSTILE,
+            score=0.0,
+            finished_at=now(),
+            created_at=now(),
+        )
+    )
     for i, score in enumerate((1.0, 0.5, 0.0, 1.0)):
-        store.save_run(RunRecord(run_id=f"live-{i}", scorer_id="faithfulness", source="live", trace_id=f"t{i}",
-                                 input=f"live question {i}", output="answer", score=score, reason=f"live reason {i}",
-                                 finished_at=now(), created_at=now()))  # fmt: skip
+        store.save_run(
+            RunRecord(
+                run_id=f"live-{i}",
+                scorer_id="faithfulness",
+                source="live",
+                trace_id=f"t{i}",
+                input=f"live question {i}",
+                output="answer",
+                score=score,
+                reason=f"live reason {i}",
+                finished_at=now(),
+                created_at=now(),
+            )
+        )
     store.close()
     return two_evals
 
@@ -41,7 +63,7 @@ def need_ui() -> None:
     except ImportError:
         if os.environ.get("TROTH_REQUIRE_UI") == "1":
             raise
-        pytest.skip('troth[ui] is not installed')
+        pytest.skip("troth[ui] is not installed")
 
 
 @pytest.fixture(scope="module")

@@ -72,8 +72,17 @@ def test_a_parquet_store_is_browsed_too(tmp_path: Path) -> None:
 
     store = ParquetStore(tmp_path / "runs.parquet")
     for i in range(3):
-        store.save_run(RunRecord(run_id=f"r{i}", scorer_id="faithfulness", eval_id="pq", item_id=f"i{i}",
-                                 score=i / 2, finished_at=now(), created_at=now()))  # fmt: skip
+        store.save_run(
+            RunRecord(
+                run_id=f"r{i}",
+                scorer_id="faithfulness",
+                eval_id="pq",
+                item_id=f"i{i}",
+                score=i / 2,
+                finished_at=now(),
+                created_at=now(),
+            )
+        )
     store.close()
     from troth.ui.serve import serving
 
@@ -89,20 +98,32 @@ def test_troth_ui_serves_the_store_and_refuses_a_missing_or_corrupt_one(ui_store
 
     import httpx
 
-    missing = subprocess.run([sys.executable, "-m", "troth", "ui", "--store", str(tmp_path / "none.db")],
-                             capture_output=True, text=True, timeout=60)  # fmt: skip
+    missing = subprocess.run(
+        [sys.executable, "-m", "troth", "ui", "--store", str(tmp_path / "none.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert missing.returncode == 2 and "no store at" in missing.stderr
     (tmp_path / "junk.db").write_text("not a database")
-    junk = subprocess.run([sys.executable, "-m", "troth", "ui", "--store", str(tmp_path / "junk.db")],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    junk = subprocess.run(
+        [sys.executable, "-m", "troth", "ui", "--store", str(tmp_path / "junk.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert junk.returncode == 2
     assert junk.stderr.strip().endswith("it is corrupt (DatabaseError: file is not a database)")
     assert "Traceback" not in junk.stderr
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "troth", "ui", "--store", str(ui_store), "--port", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    server = subprocess.Popen(
+        [sys.executable, "-m", "troth", "ui", "--store", str(ui_store), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline, page = time.monotonic() + 30, None
         while page is None and time.monotonic() < deadline:
@@ -128,8 +149,17 @@ def test_an_evaluation_written_while_the_ui_runs_is_listed(ui_store: Path, tmp_p
     with serving(db) as base:
         assert "later" not in get(base, "/").text
         store = SQLiteStore(db)
-        store.save_run(RunRecord(run_id="later-1", scorer_id="faithfulness", eval_id="later", item_id="x", score=0.25,
-                                 created_at=now(), finished_at=now()))  # fmt: skip
+        store.save_run(
+            RunRecord(
+                run_id="later-1",
+                scorer_id="faithfulness",
+                eval_id="later",
+                item_id="x",
+                score=0.25,
+                created_at=now(),
+                finished_at=now(),
+            )
+        )
         store.close()
         listed = re.findall(r'<tr class="eval"><td><a href="/evals/([^"]+)"', get(base, "/").text)
         assert listed[0] == "later" and "cand" in listed
@@ -193,7 +223,9 @@ def test_both_answers_side_by_side_with_the_words_that_differ_and_links_to_both_
     from troth.report.page import word_diff
 
     assert word_diff("It opened in 1932 <b>.", "It opened in 1950 <b>.") == (
-        "It opened in <del>1932</del> &lt;b&gt;.", "It opened in <ins>1950</ins> &lt;b&gt;.")
+        "It opened in <del>1932</del> &lt;b&gt;.",
+        "It opened in <ins>1950</ins> &lt;b&gt;.",
+    )
     runs = re.findall(r'<a href="/runs/([^"]+)">run</a>', section)
     assert len(runs) == 2 and all(get(ui, f"/runs/{r}").status_code == 200 for r in runs)
 

@@ -8,8 +8,18 @@ import itertools
 from tests.ui.conftest import get
 
 ROUTES = ["/", "/evals/base", "/evals/nope", "/runs/nope", "/raw/output/nope", "/raw/nope/nope", "/compare", "/live"]
-VALUES = ["", "-1", "abc", "nan", "1e309", "99999999999999999999", "<script>x</script>", "\u202e" + "é" * 300,
-          "99999999999d", "base"]  # fmt: skip
+VALUES = [
+    "",
+    "-1",
+    "abc",
+    "nan",
+    "1e309",
+    "99999999999999999999",
+    "<script>x</script>",
+    "\u202e" + "é" * 300,
+    "99999999999d",
+    "base",
+]
 PARAMS = ["page", "sort", "q", "since", "threshold", "a", "b"]
 
 

@@ -32,16 +32,41 @@ def screens(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     db = tmp_path_factory.mktemp("screens") / "s.db"
     base = items(0)
-    edited = [{**it, "output": str(it["output"]).replace("1932", "1950")} if i < EDITED else it
-              for i, it in enumerate(base)]  # fmt: skip
+    edited = [
+        {**it, "output": str(it["output"]).replace("1932", "1950")} if i < EDITED else it for i, it in enumerate(base)
+    ]
     run(GOOD, db, "base", base)
     run(WORSE, db, "edited", edited)
     store = SQLiteStore(db)
-    store.save_run(RunRecord(run_id="hostile", scorer_id="faithfulness", eval_id="hostile-eval", item_id=HOSTILE,
-                             input=HOSTILE, output=HOSTILE, reason=HOSTILE, score=0.0, context=CONTEXT,
-                             finished_at=now(), created_at=now()))  # fmt: skip
-    store.save_run(RunRecord(run_id="live-0", scorer_id="faithfulness", source="live", trace_id="t0", input="q",
-                             output="answer", score=0.5, reason="live reason", finished_at=now(), created_at=now()))
+    store.save_run(
+        RunRecord(
+            run_id="hostile",
+            scorer_id="faithfulness",
+            eval_id="hostile-eval",
+            item_id=HOSTILE,
+            input=HOSTILE,
+            output=HOSTILE,
+            reason=HOSTILE,
+            score=0.0,
+            context=CONTEXT,
+            finished_at=now(),
+            created_at=now(),
+        )
+    )
+    store.save_run(
+        RunRecord(
+            run_id="live-0",
+            scorer_id="faithfulness",
+            source="live",
+            trace_id="t0",
+            input="q",
+            output="answer",
+            score=0.5,
+            reason="live reason",
+            finished_at=now(),
+            created_at=now(),
+        )
+    )
     store.close()
     with serving(db) as served:
         yield served
@@ -55,16 +80,24 @@ def shoot(url: str, html: str, width: int, name: str, out: Path) -> str:
     chromium = need_chromium()
     page, measured = out / f"{name}-{width}.html", out / f"{name}-{width}.measured.html"
     page.write_text(html, encoding="utf-8")
-    probe = (f"<style>html{{width:{width}px}}</style><script>document.title = 'width ' + "
-             "document.body.scrollWidth;</script></body>")  # fmt: skip
+    probe = (
+        f"<style>html{{width:{width}px}}</style><script>document.title = 'width ' + "
+        "document.body.scrollWidth;</script></body>"
+    )
     measured.write_text(html.replace("</body>", probe), encoding="utf-8")
     size = f"--window-size={width},{900 if width > 500 else 844}"
-    dom = subprocess.run([chromium, *FLAGS, size, "--dump-dom", measured.as_uri()], capture_output=True, text=True,
-                         timeout=120, check=True).stdout  # fmt: skip
+    dom = subprocess.run(
+        [chromium, *FLAGS, size, "--dump-dom", measured.as_uri()],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     (out / f"{name}-{width}.dom.html").write_text(dom, encoding="utf-8")
     shot = out / f"{name}-{width}.png"
-    subprocess.run([chromium, *FLAGS, size, f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120,
-                   check=True)  # fmt: skip
+    subprocess.run(
+        [chromium, *FLAGS, size, f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=120, check=True
+    )
     assert shot.stat().st_size > 5_000, url
     return dom
 
@@ -79,8 +112,14 @@ def kept(tmp_path: Path) -> Path:
 
 def pages(base: str) -> dict[str, str]:
     run_id = re.findall(r'<a href="/runs/([^"]+)"', get(base, "/evals/edited").text)[0]
-    return {"list": "/", "eval": "/evals/edited", "run": f"/runs/{run_id}", "hostile": "/runs/hostile",
-            "compare": "/compare?a=base&b=edited", "live": "/live"}  # fmt: skip
+    return {
+        "list": "/",
+        "eval": "/evals/edited",
+        "run": f"/runs/{run_id}",
+        "hostile": "/runs/hostile",
+        "compare": "/compare?a=base&b=edited",
+        "live": "/live",
+    }
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -102,27 +102,32 @@ class TrothCallback(BaseCallbackHandler):
         for run_id in self._members.pop(root, []):
             self._roots.pop(run_id, None)
 
-    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None,
-                       **kwargs: Any) -> None:  # fmt: skip
+    def on_chain_start(
+        self, serialized: Any, inputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
         self._started(run_id, parent_run_id, inputs)
 
-    def on_tool_start(self, serialized: Any, input_str: str, *, run_id: UUID, parent_run_id: UUID | None = None,
-                      **kwargs: Any) -> None:  # fmt: skip
+    def on_tool_start(
+        self, serialized: Any, input_str: str, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
         self._started(run_id, parent_run_id)
 
-    def on_retriever_start(self, serialized: Any, query: str, *, run_id: UUID, parent_run_id: UUID | None = None,
-                           **kwargs: Any) -> None:  # fmt: skip
+    def on_retriever_start(
+        self, serialized: Any, query: str, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
         self._started(run_id, parent_run_id)
 
-    def on_retriever_end(self, documents: Any, *, run_id: UUID, parent_run_id: UUID | None = None,
-                         **kwargs: Any) -> None:  # fmt: skip
+    def on_retriever_end(
+        self, documents: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
         with self._lock:
             root = self._roots.get(run_id)
             if root is not None:
                 self._documents.setdefault(root, []).extend(str(d.page_content) for d in documents)
 
-    def on_chain_error(self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None,
-                       **kwargs: Any) -> None:  # fmt: skip
+    def on_chain_error(
+        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
         if parent_run_id is None:
             with self._lock:
                 self._forget(run_id)
@@ -135,7 +140,12 @@ class TrothCallback(BaseCallbackHandler):
             self._forget(run_id)
         try:
             found = read_output(outputs, run_id, documents)
-            self.monitor.record(input=_question(inputs), output=found.output, context=found.context or None,
-                                trace_id=found.run_id, metadata={"agent": found.summary()})  # fmt: skip
+            self.monitor.record(
+                input=_question(inputs),
+                output=found.output,
+                context=found.context or None,
+                trace_id=found.run_id,
+                metadata={"agent": found.summary()},
+            )
         except Exception:  # the graph's run is never affected
             log.exception("troth monitor could not record a LangChain run")

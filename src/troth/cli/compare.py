@@ -111,8 +111,12 @@ def _stats_fields(s: ScorerComparison) -> list[Text]:
     failed = field("failed A / B", f"{s.failed_a} / {s.failed_b}")
     if p is None:
         return [field("items", "0"), failed]
-    found = [field("items", str(p.n)), field("mean A", f"{p.mean_a:.3f}"), field("mean B", f"{p.mean_b:.3f}"),
-             field("B - A", f"{p.mean_diff:+.3f}")]  # fmt: skip
+    found = [
+        field("items", str(p.n)),
+        field("mean A", f"{p.mean_a:.3f}"),
+        field("mean B", f"{p.mean_b:.3f}"),
+        field("B - A", f"{p.mean_diff:+.3f}"),
+    ]
     if p.ci_low is not None:
         found.append(field("95% CI", f"[{p.ci_low:+.3f}, {p.ci_high:+.3f}]"))
     if p.p_value is not None:
@@ -156,8 +160,9 @@ def _claim_changes(c: Comparison, console: Console, limit: int) -> None:
         console.print(Text(d.item_id, style="bold") + scorer, soft_wrap=True)
         for ch in d.changes[: limit - shown]:
             evidence = f" - evidence: \u201c{safe(ch.evidence_b)}\u201d" if ch.evidence_b else ""
-            console.print(f"  {safe(ch.claim)}: {ch.verdict_a or '-'} -> {ch.verdict_b or '-'}{evidence}",
-                          highlight=False)  # fmt: skip
+            console.print(
+                f"  {safe(ch.claim)}: {ch.verdict_a or '-'} -> {ch.verdict_b or '-'}{evidence}", highlight=False
+            )
             shown += 1
     if total > shown:
         console.print(f"... {total - shown} more claim changes: --limit N, or --json", style="dim", highlight=False)
@@ -170,11 +175,18 @@ def tables(c: Comparison, console: Console, limit: int) -> None:
         table.add_column(col)
     for sid, s in c.scorers.items():
         p = s.stats
-        cells = ["-"] * 6 if p is None else [
-            str(p.n), f"{p.mean_a:.3f}", f"{p.mean_b:.3f}", f"{p.mean_diff:+.3f}",
-            "-" if p.ci_low is None else f"[{p.ci_low:+.3f}, {p.ci_high:+.3f}]",
-            "-" if p.p_value is None else f"{p.p_value:.3g}",
-        ]  # fmt: skip
+        cells = (
+            ["-"] * 6
+            if p is None
+            else [
+                str(p.n),
+                f"{p.mean_a:.3f}",
+                f"{p.mean_b:.3f}",
+                f"{p.mean_diff:+.3f}",
+                "-" if p.ci_low is None else f"[{p.ci_low:+.3f}, {p.ci_high:+.3f}]",
+                "-" if p.p_value is None else f"{p.p_value:.3g}",
+            ]
+        )
         table.add_row(safe(sid), *cells, f"{s.failed_a} / {s.failed_b}")
     console.print(table)
     for note in c.notes:

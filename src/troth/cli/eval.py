@@ -113,18 +113,34 @@ def eval_command(
         _check_numbers(concurrency, threshold, scale, workers, rpm, tpm, max_wait)
     check_writable(out=out, report=report)  # before any judge call is paid for
     with one_line_errors(), _resumable(eval_id, kept=not no_store):
-        scorer = build_scorer(scorer_name, model, base_url, opt, max_wait, scale=scale, strategy=strategy,
-                              reason=reason)  # fmt: skip
+        scorer = build_scorer(
+            scorer_name, model, base_url, opt, max_wait, scale=scale, strategy=strategy, reason=reason
+        )
         on_ray = RayEngine(ray_address, workers, concurrency) if engine is EngineName.ray else None
-        result = run_evals(data, [{"scorer": scorer, "threshold": threshold}], concurrency=concurrency,
-                           eval_id=eval_id, store=None if no_store else (store or True), cache=not no_cache,
-                           quiet=quiet, rate_limit=RateLimit(rpm, tpm) if rpm or tpm else None, engine=on_ray,
-                           resume=resume.value)  # fmt: skip
+        result = run_evals(
+            data,
+            [{"scorer": scorer, "threshold": threshold}],
+            concurrency=concurrency,
+            eval_id=eval_id,
+            store=None if no_store else (store or True),
+            cache=not no_cache,
+            quiet=quiet,
+            rate_limit=RateLimit(rpm, tpm) if rpm or tpm else None,
+            engine=on_ray,
+            resume=resume.value,
+        )
     _finish(result, scorer.id, out=out, report=report, threshold=threshold, wide=wide)
 
 
-def _check_numbers(concurrency: int, threshold: float | None, scale: float, workers: int, rpm: float | None,
-                   tpm: float | None, max_wait: float) -> None:  # fmt: skip
+def _check_numbers(
+    concurrency: int,
+    threshold: float | None,
+    scale: float,
+    workers: int,
+    rpm: float | None,
+    tpm: float | None,
+    max_wait: float,
+) -> None:
     check("--concurrency", concurrency, low=1)
     check("--threshold", threshold, low=0)
     check("--scale", scale, low=0, strict=True)
@@ -134,8 +150,15 @@ def _check_numbers(concurrency: int, threshold: float | None, scale: float, work
     check("--max-wait", max_wait, low=0)
 
 
-def _finish(result: EvalResult, scorer_id: str, *, out: Path | None, report: Path | None,
-            threshold: float | None, wide: bool = False) -> None:  # fmt: skip
+def _finish(
+    result: EvalResult,
+    scorer_id: str,
+    *,
+    out: Path | None,
+    report: Path | None,
+    threshold: float | None,
+    wide: bool = False,
+) -> None:
     """The summary, the JSONL rows and the report asked for, and the exit status."""
     from troth.report.page import write_html
 
@@ -184,10 +207,18 @@ def _print_summary(console: Console, result: EvalResult, scorer_id: str, wide: b
     s = result.summary
     fs = s.scorers[scorer_id]
     mean = "-" if fs.mean is None else f"{fs.mean:.3f}"
-    cells = {"items": str(s.total_items), "scored": str(s.scored_items), "failed": str(s.failed_items),
-             "resumed": str(s.resumed_items), "mean": mean, "judge calls": str(s.judge_calls),
-             "cached": str(s.cached_calls), "tokens": f"{s.prompt_tokens + s.completion_tokens:,}",
-             "cost": format_usd(s.cost_usd), "wall s": f"{s.wall_s:.1f}"}  # fmt: skip
+    cells = {
+        "items": str(s.total_items),
+        "scored": str(s.scored_items),
+        "failed": str(s.failed_items),
+        "resumed": str(s.resumed_items),
+        "mean": mean,
+        "judge calls": str(s.judge_calls),
+        "cached": str(s.cached_calls),
+        "tokens": f"{s.prompt_tokens + s.completion_tokens:,}",
+        "cost": format_usd(s.cost_usd),
+        "wall s": f"{s.wall_s:.1f}",
+    }
     if wide:
         table = Table(title=f"evaluation {safe(result.eval_id)}")
         for col in cells:
@@ -198,8 +229,10 @@ def _print_summary(console: Console, result: EvalResult, scorer_id: str, wide: b
         show_lines(console, pack([field("evaluation", result.eval_id, "bold")], console.width))
         show_lines(console, pack([field(k, v) for k, v in cells.items()], console.width, indent=2))
     if s.rescored_items:
-        console.print(f"{s.rescored_items} item(s) changed since evaluation {safe(result.eval_id)} scored them: "
-                      "scored again", highlight=False)  # fmt: skip
+        console.print(
+            f"{s.rescored_items} item(s) changed since evaluation {safe(result.eval_id)} scored them: scored again",
+            highlight=False,
+        )
     for line, ids in _failures(result).items():
         named = ", ".join(safe(i) for i in ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
         console.print(f"[red]{'item' if len(ids) == 1 else 'items'} {named}: {line}[/red]")

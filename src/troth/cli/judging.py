@@ -42,8 +42,14 @@ OptOption = Annotated[
 ]
 
 
-def build_scorer(name: str, model: str | None, base_url: str | None, opts: list[str] | None,
-                 rate_limit_wait: float = 120.0, **settings: Any) -> Scorer:  # fmt: skip
+def build_scorer(
+    name: str,
+    model: str | None,
+    base_url: str | None,
+    opts: list[str] | None,
+    rate_limit_wait: float = 120.0,
+    **settings: Any,
+) -> Scorer:
     """Scorer ``name`` through the scorer registry: on ``model`` (None: the scorer's default judge),
     with ``--opt`` options and the common ``settings`` (scale, strategy, reason) that differ from
     their defaults, so that a scorer without such a setting is not handed one."""

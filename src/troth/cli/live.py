@@ -54,8 +54,15 @@ def live(
         table.add_column(col)
     for scorer_id, runs in groups.items():
         w = summarise_window(runs, threshold)
-        table.add_row(safe(scorer_id), str(w.runs), str(w.failed), _num(w.mean), _num(w.p10),
-                      "-" if w.under is None else f"{w.under:.0%}", format_usd(w.spend_usd))  # fmt: skip
+        table.add_row(
+            safe(scorer_id),
+            str(w.runs),
+            str(w.failed),
+            _num(w.mean),
+            _num(w.p10),
+            "-" if w.under is None else f"{w.under:.0%}",
+            format_usd(w.spend_usd),
+        )
     console.print(table)
     for scorer_id, runs in groups.items():
         for r in worst_runs(runs, worst):

@@ -100,8 +100,10 @@ def runs_show(
         return
     console = Console()
     console.print(f"[bold]Run[/bold] {safe(record.run_id)}  eval {safe(record.eval_id)}  item {safe(record.item_id)}")
-    console.print(f"[bold]Scorer[/bold] {safe(record.scorer_id)} ({safe(record.prompt_version)}), "
-                  f"judge {safe(record.judge_model)}")  # fmt: skip
+    console.print(
+        f"[bold]Scorer[/bold] {safe(record.scorer_id)} ({safe(record.prompt_version)}), "
+        f"judge {safe(record.judge_model)}"
+    )
     if record.error:
         console.print(f"[red]Failed in step {safe(record.error_step)}: {safe(record.error)}[/red]")
         return

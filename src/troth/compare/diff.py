@@ -74,9 +74,22 @@ def newest(records: Iterable[RunRecord]) -> dict[tuple[str, str], RunRecord]:
 
 def item_diff(a: RunRecord, b: RunRecord) -> ItemDiff:
     """The pair of runs as one item's difference, with the claims whose verdict changed."""
-    return ItemDiff(str(a.item_id), a.scorer_id, None if a.error else a.score, None if b.error else b.score,
-                    a.error, b.error, a.input, a.output, b.output, a.reason, b.reason,
-                    claim_changes(a.verdicts, b.verdicts), a.run_id, b.run_id)  # fmt: skip
+    return ItemDiff(
+        str(a.item_id),
+        a.scorer_id,
+        None if a.error else a.score,
+        None if b.error else b.score,
+        a.error,
+        b.error,
+        a.input,
+        a.output,
+        b.output,
+        a.reason,
+        b.reason,
+        claim_changes(a.verdicts, b.verdicts),
+        a.run_id,
+        b.run_id,
+    )
 
 
 def claim_changes(a: list[Verdict] | None, b: list[Verdict] | None) -> list[ClaimChange]:

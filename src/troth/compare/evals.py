@@ -37,7 +37,7 @@ class ScorerComparison:
         return s is not None and s.mean_diff < -delta and s.p_value is not None and s.p_value < alpha
 
     def verdict(self, alpha: float = ALPHA) -> str:
-        """"worse", "better" (significantly, at ``alpha``), "no change", or "not compared"."""
+        """ "worse", "better" (significantly, at ``alpha``), "no change", or "not compared"."""
         s = self.stats
         if s is None:
             return "not compared"
@@ -50,8 +50,11 @@ class ScorerComparison:
         s, verdict = self.stats, self.verdict(alpha)
         if s is None:
             return f"{self.scorer_id}: not compared (no item was scored in both)"
-        told = {"worse": "B is significantly worse", "better": "B is significantly better",
-                "no change": "no significant change"}[verdict]  # fmt: skip
+        told = {
+            "worse": "B is significantly worse",
+            "better": "B is significantly better",
+            "no change": "no significant change",
+        }[verdict]
         interval = "" if s.ci_low is None else f", 95% CI [{s.ci_low:+.3f}, {s.ci_high:+.3f}]"
         p = "" if s.p_value is None else f", p {s.p_value:.2g}"
         change = f"{s.mean_diff:+.3f}{interval}{p}, n {s.n}"
@@ -91,16 +94,24 @@ class Comparison:
                 lower = -s.stats.mean_diff
                 found.append(f"{sid}: B's mean is lower by {lower:.3g}, more than {delta:g} (p < {alpha:g})")
             if s.failed_b > s.failed_a + failed_tolerance:
-                found.append(f"{sid}: {s.failed_b} item(s) failed in B, {s.failed_a} in A "
-                             f"(more than {failed_tolerance} more)")  # fmt: skip
+                found.append(
+                    f"{sid}: {s.failed_b} item(s) failed in B, {s.failed_a} in A (more than {failed_tolerance} more)"
+                )
         return found
 
     def to_dict(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "headline": self.headline(), "coverage": dict(self.coverage),
-                "verdicts": {sid: s.verdict() for sid, s in self.scorers.items()}, "notes": list(self.notes),
-                "scorers": {sid: asdict(s) for sid, s in self.scorers.items()},
-                "items": [i.to_dict() for i in self.items],
-                "only_a": [list(k) for k in self.only_a], "only_b": [list(k) for k in self.only_b]}  # fmt: skip
+        return {
+            "a": self.a,
+            "b": self.b,
+            "headline": self.headline(),
+            "coverage": dict(self.coverage),
+            "verdicts": {sid: s.verdict() for sid, s in self.scorers.items()},
+            "notes": list(self.notes),
+            "scorers": {sid: asdict(s) for sid, s in self.scorers.items()},
+            "items": [i.to_dict() for i in self.items],
+            "only_a": [list(k) for k in self.only_a],
+            "only_b": [list(k) for k in self.only_b],
+        }
 
 
 def compare_evals(a: str, b: str, *, store: Any = True, scorers: list[str] | None = None) -> Comparison:
@@ -119,16 +130,26 @@ def compare_evals(a: str, b: str, *, store: Any = True, scorers: list[str] | Non
     if not common:
         raise ValueError(f"evaluations {a!r} and {b!r} have no (item, scorer) in common")
     diffs = [item_diff(runs_a[k], runs_b[k]) for k in common]
-    by_scorer = {sid: _scorer(sid, [d for d in diffs if d.scorer_id == sid], runs_a, runs_b)
-                 for sid in sorted({k[1] for k in common})}  # fmt: skip
+    by_scorer = {
+        sid: _scorer(sid, [d for d in diffs if d.scorer_id == sid], runs_a, runs_b)
+        for sid in sorted({k[1] for k in common})
+    }
     notes = [note for s in by_scorer.values() for note in _notes(s)]
     missing = sorted({k[1] for k in runs_a} ^ {k[1] for k in runs_b})
     if missing:
         notes.append(f"scorers in one evaluation only, not compared: {', '.join(missing)}")
     coverage = _coverage(runs_a, runs_b)
     notes += _coverage_note(coverage)
-    return Comparison(a, b, by_scorer, sorted(diffs, key=_worst_first), sorted(runs_a.keys() - runs_b.keys()),
-                      sorted(runs_b.keys() - runs_a.keys()), notes, coverage)  # fmt: skip
+    return Comparison(
+        a,
+        b,
+        by_scorer,
+        sorted(diffs, key=_worst_first),
+        sorted(runs_a.keys() - runs_b.keys()),
+        sorted(runs_b.keys() - runs_a.keys()),
+        notes,
+        coverage,
+    )
 
 
 def _coverage(runs_a: dict[tuple[str, str], RunRecord], runs_b: dict[tuple[str, str], RunRecord]) -> dict[str, int]:
@@ -141,8 +162,10 @@ def _coverage_note(coverage: dict[str, int]) -> list[str]:
     both, a, b = coverage["both"], coverage["a"], coverage["b"]
     if both >= COVERAGE * a and both >= COVERAGE * b:
         return []
-    return [f"only {both} item(s) are in both: {both / a:.0%} of A's {a} and {both / b:.0%} of B's {b}; "
-            "the rest is not compared"]  # fmt: skip
+    return [
+        f"only {both} item(s) are in both: {both / a:.0%} of A's {a} and {both / b:.0%} of B's {b}; "
+        "the rest is not compared"
+    ]
 
 
 def _runs(store: Store, eval_id: str, scorers: list[str] | None) -> dict[tuple[str, str], RunRecord]:
@@ -152,15 +175,23 @@ def _runs(store: Store, eval_id: str, scorers: list[str] | None) -> dict[tuple[s
     return {k: r for k, r in found.items() if scorers is None or k[1] in scorers}
 
 
-def _scorer(sid: str, diffs: list[ItemDiff], runs_a: dict[tuple[str, str], RunRecord],
-            runs_b: dict[tuple[str, str], RunRecord]) -> ScorerComparison:  # fmt: skip
+def _scorer(
+    sid: str, diffs: list[ItemDiff], runs_a: dict[tuple[str, str], RunRecord], runs_b: dict[tuple[str, str], RunRecord]
+) -> ScorerComparison:
     pairs = [(d.score_a, d.score_b) for d in diffs if d.score_a is not None and d.score_b is not None]
     stats = paired([p[0] for p in pairs], [p[1] for p in pairs]) if pairs else None
     first_a = next(r for k, r in runs_a.items() if k[1] == sid)
     first_b = next(r for k, r in runs_b.items() if k[1] == sid)
-    return ScorerComparison(sid, stats, sum(d.score_a is None for d in diffs), sum(d.score_b is None for d in diffs),
-                            first_a.judge_model, first_b.judge_model, first_a.prompt_version,
-                            first_b.prompt_version)  # fmt: skip
+    return ScorerComparison(
+        sid,
+        stats,
+        sum(d.score_a is None for d in diffs),
+        sum(d.score_b is None for d in diffs),
+        first_a.judge_model,
+        first_b.judge_model,
+        first_a.prompt_version,
+        first_b.prompt_version,
+    )
 
 
 def _notes(s: ScorerComparison) -> list[str]:

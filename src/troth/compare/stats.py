@@ -48,8 +48,15 @@ def paired(a: Sequence[float], b: Sequence[float], confidence: float = 0.95) -> 
         return Paired(n, *means, None, None, None)
     if not diff.any():  # identical scores: no spread to resample, nothing to test
         return Paired(n, *means, 0.0, 0.0, 1.0)
-    found = stats.bootstrap((diff,), np.mean, confidence_level=confidence, n_resamples=RESAMPLES,
-                            method="percentile", rng=np.random.default_rng(SEED), batch=200)  # fmt: skip
+    found = stats.bootstrap(
+        (diff,),
+        np.mean,
+        confidence_level=confidence,
+        n_resamples=RESAMPLES,
+        method="percentile",
+        rng=np.random.default_rng(SEED),
+        batch=200,
+    )
     test = stats.wilcoxon(diff, zero_method="zsplit")
     low, high = float(found.confidence_interval.low), float(found.confidence_interval.high)
     return Paired(n, *means, low, high, float(test.pvalue))

@@ -50,10 +50,18 @@ class Outcome:
     def item_result(self, resumed: Mapping[str, ScoreResult] | None = None) -> ItemResult:
         """The item as ``run_evals`` returns it, with the results of earlier runs added."""
         it = self.item
-        return ItemResult(it["id"], it["input"], it["output"], it["context"], it.get("ground_truth"),
-                          it.get("metadata") or {}, results={**(resumed or {}), **self.results},
-                          errors=dict(self.errors), resumed=bool(self.resumed),
-                          rescored=self.rescored)  # fmt: skip
+        return ItemResult(
+            it["id"],
+            it["input"],
+            it["output"],
+            it["context"],
+            it.get("ground_truth"),
+            it.get("metadata") or {},
+            results={**(resumed or {}), **self.results},
+            errors=dict(self.errors),
+            resumed=bool(self.resumed),
+            rescored=self.rescored,
+        )
 
 
 async def score_item(
@@ -91,16 +99,32 @@ async def score_item(
 
 
 def _failed_records(
-    outcome: Outcome, scorers: Sequence[Scorer], error: ItemError, eval_id: str | None,
-    keep_records: bool, source: str, trace_id: str | None,
-) -> None:  # fmt: skip
+    outcome: Outcome,
+    scorers: Sequence[Scorer],
+    error: ItemError,
+    eval_id: str | None,
+    keep_records: bool,
+    source: str,
+    trace_id: str | None,
+) -> None:
     """A failed record for each scorer of an item that failed before any scorer ran, so that the
     store counts it like every other failure (and a resume tries it again)."""
     if keep_records:
         started = now()
-        outcome.records += [to_record(eval_id, outcome.item, scorer, None, error, started, source=source,
-                                      trace_id=trace_id, input_hash=outcome.hashes.get(scorer.id))
-                            for scorer in scorers]  # fmt: skip
+        outcome.records += [
+            to_record(
+                eval_id,
+                outcome.item,
+                scorer,
+                None,
+                error,
+                started,
+                source=source,
+                trace_id=trace_id,
+                input_hash=outcome.hashes.get(scorer.id),
+            )
+            for scorer in scorers
+        ]
 
 
 def _transcript(outcome: Outcome) -> Transcript | None:
@@ -148,8 +172,13 @@ class _Scoring:
         result, error = None, None
         try:
             output = self.transcript or item["output"]
-            result = await scorer.arun(item["input"], output, context=context, ground_truth=item.get("ground_truth"),
-                                       metadata=item.get("metadata"))  # fmt: skip
+            result = await scorer.arun(
+                item["input"],
+                output,
+                context=context,
+                ground_truth=item.get("ground_truth"),
+                metadata=item.get("metadata"),
+            )
             self.outcome.results[scorer.id] = result
         except Exception as exc:  # user steps and context functions may raise anything
             error = self.outcome.errors[scorer.id] = item_error(exc)
@@ -157,9 +186,18 @@ class _Scoring:
             return
         try:
             latency = time.perf_counter() - clock
-            record = to_record(self.eval_id, item, scorer, result, error, started, source=self.source,
-                               latency_s=latency, trace_id=self.trace_id,
-                               input_hash=self.outcome.hashes.get(scorer.id))  # fmt: skip
+            record = to_record(
+                self.eval_id,
+                item,
+                scorer,
+                result,
+                error,
+                started,
+                source=self.source,
+                latency_s=latency,
+                trace_id=self.trace_id,
+                input_hash=self.outcome.hashes.get(scorer.id),
+            )
             self.outcome.records.append(record)
         except Exception as exc:
             self.outcome.errors["store"] = item_error(exc, "store")

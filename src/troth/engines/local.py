@@ -53,14 +53,21 @@ class LocalEngine:
         finally:
             RUN_SETTINGS.reset(token)
 
-    async def _item(self, job: EvalJob, item: dict[str, Any], stored: tuple[dict[tuple[str, str], RunRecord], Done],
-                    gate: asyncio.Semaphore, progress: Progress) -> ItemResult:  # fmt: skip
+    async def _item(
+        self,
+        job: EvalJob,
+        item: dict[str, Any],
+        stored: tuple[dict[tuple[str, str], RunRecord], Done],
+        gate: asyncio.Semaphore,
+        progress: Progress,
+    ) -> ItemResult:
         done, hashes = stored
         async with gate:
             todo, resumed, changed = split_done(job.entries, item, hashes)
             with telemetry.item_span(job.eval_id, item["id"]):
-                outcome = await score_item(item, todo, target=job.target, eval_id=job.eval_id,
-                                           keep_records=job.store is not None)  # fmt: skip
+                outcome = await score_item(
+                    item, todo, target=job.target, eval_id=job.eval_id, keep_records=job.store is not None
+                )
                 telemetry.emit(evaluations_of(outcome, job.entries, todo))
             outcome.resumed, outcome.rescored = resumed, changed
             if job.store is not None:

@@ -105,18 +105,20 @@ class RayEngine:
         ray.init(**options)
         return True
 
-    def _map(self, ray: Any, source: Source, job: EvalJob, done: Done,
-             pacer: RayPacer | None) -> Any:  # fmt: skip
+    def _map(self, ray: Any, source: Source, job: EvalJob, done: Done, pacer: RayPacer | None) -> Any:
         spec = WorkerSpec(job.entries, job.target, job.eval_id, self.concurrency_per_worker, source.kind)
         try:
             blob = ray.cloudpickle.dumps(spec)
         except Exception as exc:
             raise TypeError(f"the scorers and target must pickle to run on Ray ({type(exc).__name__}: {exc})") from exc
         return source.dataset(ray).map_batches(
-            ScoreWorker, fn_constructor_args=(blob, done, pacer), compute=ray.data.ActorPoolStrategy(size=self.workers),
-            batch_size=self.batch_size or max(16, 2 * self.concurrency_per_worker), batch_format="pyarrow",
+            ScoreWorker,
+            fn_constructor_args=(blob, done, pacer),
+            compute=ray.data.ActorPoolStrategy(size=self.workers),
+            batch_size=self.batch_size or max(16, 2 * self.concurrency_per_worker),
+            batch_format="pyarrow",
             num_cpus=self.cpus_per_worker,
-        )  # fmt: skip  (Ray Data restarts a dead actor and retries its batch by default)
+        )  # (Ray Data restarts a dead actor and retries its batch by default)
 
 
 @dataclass(frozen=True)
@@ -188,8 +190,11 @@ class Collector:
     async def add(self, outcome: Outcome) -> None:
         item = outcome.item
         first = self.seen.get(item["id"])
-        again = first is not None and (first.input, first.context, first.metadata) == (item["input"], item["context"],
-                                                                                         item["metadata"])  # fmt: skip
+        again = first is not None and (first.input, first.context, first.metadata) == (
+            item["input"],
+            item["context"],
+            item["metadata"],
+        )
         if again:
             return  # the same item again: a batch scored again after a worker died
         if first is not None:

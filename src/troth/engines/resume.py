@@ -77,8 +77,9 @@ def check_mode(mode: str) -> None:
         raise ConfigError(f"resume must be one of {', '.join(RESUME_MODES)}, not {mode!r}")
 
 
-def check_resume(mode: str, entries: Sequence[ScorerEntry], items: Sequence[Mapping[str, Any]], done: Done,
-                 eval_id: str) -> None:  # fmt: skip
+def check_resume(
+    mode: str, entries: Sequence[ScorerEntry], items: Sequence[Mapping[str, Any]], done: Done, eval_id: str
+) -> None:
     """ConfigError for an unknown ``mode``; ChangedItemsError when ``mode`` is strict and an
     item changed since it was scored."""
     check_mode(mode)

@@ -57,9 +57,12 @@ class _Settings:
 
 
 async def arun_evals(
-    data: Any, scorers: Any, target: Any = None, on_item_complete: OnItemComplete | None = None,
+    data: Any,
+    scorers: Any,
+    target: Any = None,
+    on_item_complete: OnItemComplete | None = None,
     **options: Unpack[EvalOptions],
-) -> EvalResult:  # fmt: skip
+) -> EvalResult:
     """Score every item with every scorer; see :func:`run_evals`."""
     check_keywords("run_evals", options, EvalOptions)
     settings = _Settings(**options)
@@ -77,8 +80,19 @@ async def arun_evals(
     for judge in judges:
         judge.backend()  # configuration errors before any work
     kept: Store | None = open_store(settings.store)
-    job = EvalJob(source, entries, target, on_item_complete, kept, settings.eval_id or new_eval_id(), concurrency,
-                  limit, settings.quiet, settings.cache, settings.resume)  # fmt: skip
+    job = EvalJob(
+        source,
+        entries,
+        target,
+        on_item_complete,
+        kept,
+        settings.eval_id or new_eval_id(),
+        concurrency,
+        limit,
+        settings.quiet,
+        settings.cache,
+        settings.resume,
+    )
     started_at = time.perf_counter()
     try:
         results = await runner.run(job)
@@ -111,9 +125,12 @@ def flush(store: Store, results: list[ItemResult]) -> None:
 
 
 def run_evals(
-    data: Any, scorers: Any, target: Any = None, on_item_complete: OnItemComplete | None = None,
+    data: Any,
+    scorers: Any,
+    target: Any = None,
+    on_item_complete: OnItemComplete | None = None,
     **options: Unpack[EvalOptions],
-) -> EvalResult:  # fmt: skip
+) -> EvalResult:
     """Score every item of ``data`` with every scorer (sync wrapper over :func:`arun_evals`).
 
     ``data``: a list of dicts (``input`` and/or ``output``, optional ``id``, ``context``,

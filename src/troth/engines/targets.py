@@ -33,8 +33,10 @@ class WithText(Protocol):
 
 def check_runnable(target: Any) -> None:
     """TypeError naming what is accepted, for a target nothing can run (before any item)."""
-    if target is not None and adapter_for(target) is None and not (
-        callable(target) or isinstance(target, (AsyncAgent, Agent))
+    if (
+        target is not None
+        and adapter_for(target) is None
+        and not (callable(target) or isinstance(target, (AsyncAgent, Agent)))
     ):
         raise TypeError(f"target must be {ACCEPTED}; got {type(target).__name__}")
 
@@ -64,8 +66,10 @@ def normalise_output(output: Any) -> Any:
         return output
     if isinstance(output, AgentRun):
         return output.output
-    for value in (output.messages if isinstance(output, WithMessages) else None,
-                  output.text if isinstance(output, WithText) else None):  # fmt: skip
+    for value in (
+        output.messages if isinstance(output, WithMessages) else None,
+        output.text if isinstance(output, WithText) else None,
+    ):
         if isinstance(value, str) or is_messages(value):
             return value
     if isinstance(output, Mapping):

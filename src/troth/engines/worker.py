@@ -84,8 +84,14 @@ def decode(row: dict[str, Any], source: str) -> dict[str, Any] | Outcome | None:
             raw = json.loads(row["text"])
         return check_row(raw, f"data row {_row_name(raw, row)}")
     except (ValueError, TypeError) as exc:
-        bad: dict[str, Any] = {"id": _row_name(raw, row), "input": None, "output": None, "context": None,
-               "ground_truth": None, "metadata": {}}  # fmt: skip
+        bad: dict[str, Any] = {
+            "id": _row_name(raw, row),
+            "input": None,
+            "output": None,
+            "context": None,
+            "ground_truth": None,
+            "metadata": {},
+        }
         return Outcome(bad, errors={"data": item_error(exc, "data")})
 
 

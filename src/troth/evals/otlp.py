@@ -47,8 +47,11 @@ def _items(found: list[Span]) -> list[dict[str, Any]]:
     """An item for each agent run and each LLM call outside one; a failed item for a span in a
     parent cycle, a duplicated span id, or an LLM call whose parent is not in the file."""
     counts = Counter(s.key for s in found)
-    rows = [_failed(s, f"span id {s.span_id} appears {counts[s.key]} times in trace {s.trace_id}", by_place=True)
-            for s in found if counts[s.key] > 1]  # fmt: skip
+    rows = [
+        _failed(s, f"span id {s.span_id} appears {counts[s.key]} times in trace {s.trace_id}", by_place=True)
+        for s in found
+        if counts[s.key] > 1
+    ]
     by_key = {s.key: s for s in found if counts[s.key] == 1}
     for span in by_key.values():
         if span.parent_id is not None and (parent := by_key.get((span.trace_id, span.parent_id))) is not None:
@@ -66,8 +69,10 @@ def _items(found: list[Span]) -> list[dict[str, Any]]:
 
 def _llm_row(span: Span, above: str) -> dict[str, Any]:
     if above == "orphan":
-        return _failed(span, f"its parent span {span.parent_id} is not in the file, so whether it ran inside an "
-                             "agent run is unknown")  # fmt: skip
+        return _failed(
+            span,
+            f"its parent span {span.parent_id} is not in the file, so whether it ran inside an agent run is unknown",
+        )
     if above == "cycle":
         return _failed(span, "a span above it is its own ancestor (its parent ids form a cycle)")
     return _row(span)
@@ -85,10 +90,10 @@ def _above(by_key: Mapping[Key, Span]) -> tuple[dict[Key, str], set[Key]]:
         node = start
         while node.key not in above:
             if node.key in index:  # back at a span of this path: a cycle
-                for member in path[index[node.key]:]:
+                for member in path[index[node.key] :]:
                     cycle.add(member.key)
                     above[member.key] = "cycle"
-                del path[index[node.key]:]
+                del path[index[node.key] :]
                 break
             index[node.key] = len(path)
             path.append(node)
@@ -177,8 +182,12 @@ def _context(span: Span, messages: list[dict[str, Any]]) -> list[str]:
                 found.append(as_segment(child.attributes[key]))
         found += [str(v) for k, v in sorted(child.attributes.items()) if k.endswith(".document.content")]
     if not found:  # an LLM call on its own: the tool results it was given
-        found = [as_segment(p.get("result")) for m in messages for p in m.get("parts") or []
-                 if isinstance(p, dict) and p.get("type") == "tool_call_response"]  # fmt: skip
+        found = [
+            as_segment(p.get("result"))
+            for m in messages
+            for p in m.get("parts") or []
+            if isinstance(p, dict) and p.get("type") == "tool_call_response"
+        ]
     return [text for text in found if text.strip()]
 
 
@@ -213,5 +222,8 @@ def _json_list(span: Span, key: str) -> list[dict[str, Any]]:
 
 
 def _is_message(message: Any) -> bool:
-    return (isinstance(message, dict) and isinstance(message.get("parts") or [], list)
-            and isinstance(message.get("content") or "", (str, list)))  # fmt: skip
+    return (
+        isinstance(message, dict)
+        and isinstance(message.get("parts") or [], list)
+        and isinstance(message.get("content") or "", (str, list))
+    )

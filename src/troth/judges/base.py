@@ -79,8 +79,12 @@ class PairScores:
         """These scores with P(supported) replaced, the rest shared between contradicted and
         unverifiable as these scores share it."""
         rest = self.contradicted + self.unverifiable or 1.0
-        return replace(self, supported=supported, contradicted=(1 - supported) * self.contradicted / rest,
-                       unverifiable=(1 - supported) * self.unverifiable / rest)  # fmt: skip
+        return replace(
+            self,
+            supported=supported,
+            contradicted=(1 - supported) * self.contradicted / rest,
+            unverifiable=(1 - supported) * self.unverifiable / rest,
+        )
 
 
 class Backend(Protocol):

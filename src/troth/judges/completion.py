@@ -37,9 +37,16 @@ def completer(
     settings = RUN_SETTINGS.get() or RunSettings()
 
     async def complete(messages: list[Message], max_tokens: int, problem: str) -> tuple[Completion, bool, Keep]:
-        key = cache_key(judge.model_id, messages, json_schema, max_tokens=max_tokens, temperature=judge.temperature,
-                        seed=judge.seed, structured=backend.capabilities.structured,
-                        base_url=judge.base_url)  # fmt: skip
+        key = cache_key(
+            judge.model_id,
+            messages,
+            json_schema,
+            max_tokens=max_tokens,
+            temperature=judge.temperature,
+            seed=judge.seed,
+            structured=backend.capabilities.structured,
+            base_url=judge.base_url,
+        )
         hit = settings.cache.cache_get(key) if settings.cache is not None else None
         if hit is not None:
             return Completion(text=hit["text"], finish_reason=hit["finish_reason"], attempts=0), True, _nothing
@@ -48,8 +55,9 @@ def completer(
             if settings.pacer is not None:
                 await backend.prepare()  # its slot then times the request, not the client's set-up
                 await settings.pacer.wait(estimate_tokens(messages, max_tokens))
-            request = CompletionRequest(messages, json_schema, schema_name, max_tokens, judge.temperature, judge.seed,
-                                        retry=bool(problem))  # fmt: skip
+            request = CompletionRequest(
+                messages, json_schema, schema_name, max_tokens, judge.temperature, judge.seed, retry=bool(problem)
+            )
             async with settings.limiter or contextlib.nullcontext():
                 with judge_call(judge.model_id, step) as span:
                     done = await backend.complete(request)

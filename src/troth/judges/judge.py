@@ -253,10 +253,15 @@ class Judge:
             messages = self.messages(prompt, system=system, schema=json_schema, structured=structured)
             policy = self.retry_policy()
             return await policy.generate(
-                completer(self, json_schema, schema.__name__, policy, step), messages, schema,
-                max_tokens=max_tokens or self.max_tokens, step=step, model=self.model_id, check=check,
+                completer(self, json_schema, schema.__name__, policy, step),
+                messages,
+                schema,
+                max_tokens=max_tokens or self.max_tokens,
+                step=step,
+                model=self.model_id,
+                check=check,
                 prices=self.capabilities.prices,
-            )  # fmt: skip
+            )
 
         if not cache:
             return await ask()

@@ -94,8 +94,9 @@ class RetryPolicy:
             if completion.finish_reason == "length":
                 if self.fixed_budget or tokens * 2 > self.max_tokens_limit:
                     limit = f"max_tokens={tokens} (limit {self.max_tokens_limit})"
-                    raise _with_usage(JudgeTruncatedError(f"{model} was cut off at {limit}", step=step, model=model),
-                                      usage)  # fmt: skip
+                    raise _with_usage(
+                        JudgeTruncatedError(f"{model} was cut off at {limit}", step=step, model=model), usage
+                    )
                 tokens *= 2
                 attempt -= 1  # a larger budget is not an output retry
                 continue
@@ -105,8 +106,11 @@ class RetryPolicy:
                     check(parsed)
             except (ValueError, ValidationError) as exc:
                 problem = describe(exc)
-                messages = [*messages, {"role": "assistant", "content": completion.text},
-                            {"role": "user", "content": render(REPAIR_REQUEST, error=problem)}]  # fmt: skip
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": completion.text},
+                    {"role": "user", "content": render(REPAIR_REQUEST, error=problem)},
+                ]
                 continue
             keep()
             return parsed, usage
@@ -114,8 +118,11 @@ class RetryPolicy:
             raise _with_usage(JudgeResponseError(f"{bad_reply} ({attempt} attempts)", step=step, model=model), usage)
         failed = JudgeOutputError(
             f"{model} gave no valid answer in {attempt} attempts; last problem: {problem}",
-            step=step, model=model, attempts=attempt, last_output=last_text,
-        )  # fmt: skip
+            step=step,
+            model=model,
+            attempts=attempt,
+            last_output=last_text,
+        )
         raise _with_usage(failed, usage)
 
 
@@ -141,4 +148,3 @@ async def _one(
 def _with_usage(exc: JudgeError, usage: StepUsage) -> JudgeError:
     exc.usage = usage
     return exc
-

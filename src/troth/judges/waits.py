@@ -40,8 +40,9 @@ class WaitBudget:
 WAIT_BUDGET: ContextVar[WaitBudget | None] = ContextVar("troth_wait_budget", default=None)
 
 
-def over_budget(model: str | None, status: int | None, wait: float, budget: WaitBudget, *, asked: bool,
-                step: str | None = None) -> JudgeConnectionError:  # fmt: skip
+def over_budget(
+    model: str | None, status: int | None, wait: float, budget: WaitBudget, *, asked: bool, step: str | None = None
+) -> JudgeConnectionError:
     """The error of a call whose next wait does not fit what is left of its budget; ``asked``:
     the server asked for that wait (Retry-After), else the backoff needs it."""
     need = "asking for a wait of" if asked else "and would need a wait of"
@@ -49,8 +50,12 @@ def over_budget(model: str | None, status: int | None, wait: float, budget: Wait
     return JudgeConnectionError(
         f"{model or 'the judge'} answered HTTP {status} {need} {wanted}s, longer than the {left}s left of this "
         f"judge call's wait budget of {budget.seconds:g}s (Judge(rate_limit_wait=...), troth eval --max-wait)",
-        step=step, model=model, status_code=status, retry_after=wait, over_budget=True,
-    )  # fmt: skip
+        step=step,
+        model=model,
+        status_code=status,
+        retry_after=wait,
+        over_budget=True,
+    )
 
 
 def _apart(wait: float, left: float) -> tuple[str, str]:

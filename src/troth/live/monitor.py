@@ -95,8 +95,9 @@ class Monitor:
         self._closing = False
         self._worker: ScoringWorker = (
             ScoringProcess(self.scorers, store, concurrency, queue_size, self._report, self._lost, self._failed_start)
-            if isolate == "process" else ScoringThread(self.scorers, self.store, concurrency, queue_size, self._report)
-        )  # fmt: skip
+            if isolate == "process"
+            else ScoringThread(self.scorers, self.store, concurrency, queue_size, self._report)
+        )
         _at_exit_hooks.add(self)
 
     # -- the request path ---------------------------------------------------------------------
@@ -111,8 +112,14 @@ class Monitor:
         flagged: bool = False,
     ) -> bool:
         """Queue one call for scoring if it is sampled; True when queued. Never raises for data."""
-        record = {"input": input, "output": output, "context": context, "metadata": dict(metadata or {}),
-                  "trace_id": trace_id or uuid.uuid4().hex, "flagged": flagged}  # fmt: skip
+        record = {
+            "input": input,
+            "output": output,
+            "context": context,
+            "metadata": dict(metadata or {}),
+            "trace_id": trace_id or uuid.uuid4().hex,
+            "flagged": flagged,
+        }
         with self._done:
             self._stats.seen += 1
         ids = [s.id for s in self.scorers]
@@ -188,9 +195,15 @@ class Monitor:
             self._abandon(f"at exit (flush timed out after {self.exit_timeout:g}s)")
         self._worker.stop(1.0)
         s = self.stats()
-        log.log(logging.WARNING if s.abandoned else logging.INFO,
-                "troth monitor at exit: %d sampled: %d scored, %d failed, %d abandoned (%d dropped when full)",
-                s.sampled, s.scored, s.failed, s.abandoned, s.dropped)  # fmt: skip
+        log.log(
+            logging.WARNING if s.abandoned else logging.INFO,
+            "troth monitor at exit: %d sampled: %d scored, %d failed, %d abandoned (%d dropped when full)",
+            s.sampled,
+            s.scored,
+            s.failed,
+            s.abandoned,
+            s.dropped,
+        )
 
     def _abandon(self, when: str) -> None:
         """The calls still queued or being scored are given up: counted in ``stats().abandoned``."""

@@ -58,8 +58,9 @@ class ChildHooks:
         return marker == STOP
 
 
-def child_main(blob: bytes, store_spec: Any, concurrency: int, jobs: Any, events: Any,
-               price_overrides: dict[str, Prices]) -> None:  # fmt: skip
+def child_main(
+    blob: bytes, store_spec: Any, concurrency: int, jobs: Any, events: Any, price_overrides: dict[str, Prices]
+) -> None:
     """The child process: the app's prices, the scorers and the store; serve until STOP."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the app's; the parent stops the child
     events.put(("started", 0, None))
@@ -94,9 +95,16 @@ def watch_parent(store: Store | None) -> None:
 class ScoringProcess:
     """The app's side: start the child, queue calls, read what it reports, restart it if it dies."""
 
-    def __init__(self, scorers: list[Scorer], store_spec: Any, concurrency: int, queue_size: int,
-                 done: Callable[[list[Tally]], None], lost: Callable[[int], None],
-                 failed_start: Callable[[str, list[Job]], None]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        scorers: list[Scorer],
+        store_spec: Any,
+        concurrency: int,
+        queue_size: int,
+        done: Callable[[list[Tally]], None],
+        lost: Callable[[int], None],
+        failed_start: Callable[[str, list[Job]], None],
+    ) -> None:
         try:
             self.blob = pickle.dumps(scorers)
             pickle.dumps(store_spec)
@@ -179,8 +187,12 @@ class ScoringProcess:
             self._give_up()
             return
         lost, self.taken, self.started = len(self.taken), set(), False
-        log.error("troth monitor: the scoring process died (exit code %s); %d call(s) it was scoring are "
-                  "counted as failed; starting it again", self.process.exitcode, lost)  # fmt: skip
+        log.error(
+            "troth monitor: the scoring process died (exit code %s); %d call(s) it was scoring are "
+            "counted as failed; starting it again",
+            self.process.exitcode,
+            lost,
+        )
         self.on_lost(lost)
         self.process = self._start()
 
@@ -191,9 +203,9 @@ class ScoringProcess:
             f"troth monitor: the scoring process could not start (exit code {self.process.exitcode}). The usual "
             "cause: the script makes its Monitor at module level, and the new process imports the script again; "
             'put that code under `if __name__ == "__main__":`, or pass isolate="thread". Scoring goes on in a thread.'
-            if never else
-            f"troth monitor: the scoring process died {self.deaths} times; scoring goes on in a thread."
-        )  # fmt: skip
+            if never
+            else f"troth monitor: the scoring process died {self.deaths} times; scoring goes on in a thread."
+        )
         lost, self.taken = len(self.taken), set()
         if lost:
             self.on_lost(lost)

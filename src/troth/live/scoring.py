@@ -103,8 +103,14 @@ class Hooks(Protocol):
     def marker(self, marker: str) -> bool: ...
 
 
-async def serve(scorers: list[Scorer], store: Store | None, concurrency: int, source: JobSource, hooks: Hooks,
-                closing: Callable[[], bool]) -> None:  # fmt: skip
+async def serve(
+    scorers: list[Scorer],
+    store: Store | None,
+    concurrency: int,
+    source: JobSource,
+    hooks: Hooks,
+    closing: Callable[[], bool],
+) -> None:
     """Score jobs until a marker says stop (or ``closing()``) and the queue is empty; close the judges."""
     gate = asyncio.Semaphore(concurrency)
     tasks: set[asyncio.Task[None]] = set()
@@ -149,8 +155,7 @@ async def _tallies(job: Job, scorers: list[Scorer], store: Store | None) -> list
     """The call scored and stored (as the evaluations' items are); what each scorer run came to."""
     rec = job.record
     item = {"id": rec["trace_id"], "ground_truth": None, **rec}
-    outcome = await score_item(item, scorers, keep_records=store is not None, source="live",
-                               trace_id=rec["trace_id"])  # fmt: skip
+    outcome = await score_item(item, scorers, keep_records=store is not None, source="live", trace_id=rec["trace_id"])
     if store is not None:
         save_outcome(store, outcome)
     if (error := outcome.errors.get("store")) is not None:

@@ -18,8 +18,14 @@ class ScoringThread:
     """The thread's side of the :class:`~troth.live.scoring.ScoringWorker` protocol; it is also
     the hooks ``serve`` reports to."""
 
-    def __init__(self, scorers: list[Scorer], store: Store | None, concurrency: int, queue_size: int,
-                 done: Callable[[list[Tally]], None]) -> None:  # fmt: skip
+    def __init__(
+        self,
+        scorers: list[Scorer],
+        store: Store | None,
+        concurrency: int,
+        queue_size: int,
+        done: Callable[[list[Tally]], None],
+    ) -> None:
         self.scorers, self.store, self.concurrency, self.on_done = scorers, store, concurrency, done
         self.jobs: queue.Queue[Job | str] = queue.Queue(maxsize=queue_size)
         self.thread: threading.Thread | None = None

@@ -34,9 +34,12 @@ def watched(record: Callable[..., bool], func: F, picks: Picks) -> F:
         try:
             bound = signature.bind_partial(*args, **kwargs).arguments
             first = next(iter(bound.values()), None)
-            record(input=_pick(picks.input, bound, result, first), output=_output(result),
-                   context=_pick(picks.context, bound, result, None),
-                   trace_id=_pick(picks.trace_id, bound, result, None))  # fmt: skip
+            record(
+                input=_pick(picks.input, bound, result, first),
+                output=_output(result),
+                context=_pick(picks.context, bound, result, None),
+                trace_id=_pick(picks.trace_id, bound, result, None),
+            )
         except Exception:  # the watched function's answer is never affected
             log.exception("troth monitor could not record a call")
 

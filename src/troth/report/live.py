@@ -45,20 +45,28 @@ def score_chart(runs: list[RunRecord], scale: float = 1.0) -> str:
         for b, values in sorted(buckets.items())
         for x, y in [xy(t0 + (b + 0.5) / BUCKETS * span, sum(values) / len(values))]
     )
-    axis = (f'<text x="4" y="16" font-size="11">{top:g}</text><text x="4" y="{CHART_H - 18}" font-size="11">0</text>'
-            f'<text x="40" y="{CHART_H - 2}" font-size="11">{_e(scored[0].finished_at)}</text>'
-            f'<text x="{CHART_W - 20}" y="{CHART_H - 2}" font-size="11" text-anchor="end">'
-            f"{_e(scored[-1].finished_at)}</text>")  # fmt: skip
-    return (f'<svg class="chart" width="{CHART_W}" height="{CHART_H}" role="img" aria-label="score over time">'
-            f'{axis}{dots}<polyline points="{line}" fill="none" stroke="#c0392b" stroke-width="2"/></svg>')  # fmt: skip
+    axis = (
+        f'<text x="4" y="16" font-size="11">{top:g}</text><text x="4" y="{CHART_H - 18}" font-size="11">0</text>'
+        f'<text x="40" y="{CHART_H - 2}" font-size="11">{_e(scored[0].finished_at)}</text>'
+        f'<text x="{CHART_W - 20}" y="{CHART_H - 2}" font-size="11" text-anchor="end">'
+        f"{_e(scored[-1].finished_at)}</text>"
+    )
+    return (
+        f'<svg class="chart" width="{CHART_W}" height="{CHART_H}" role="img" aria-label="score over time">'
+        f'{axis}{dots}<polyline points="{line}" fill="none" stroke="#c0392b" stroke-width="2"/></svg>'
+    )
 
 
 def _summary(runs: list[RunRecord], threshold: float) -> str:
     w = summarise_window(runs, threshold)
-    cards = [("runs", str(w.runs)), ("failed", str(w.failed)),
-             ("mean", "–" if w.mean is None else f"{w.mean:.3f}"), ("p10", "–" if w.p10 is None else f"{w.p10:.3f}"),
-             (f"under {threshold:g}", "–" if w.under is None else f"{w.under:.0%}"),
-             ("spend", format_usd(w.spend_usd))]  # fmt: skip
+    cards = [
+        ("runs", str(w.runs)),
+        ("failed", str(w.failed)),
+        ("mean", "–" if w.mean is None else f"{w.mean:.3f}"),
+        ("p10", "–" if w.p10 is None else f"{w.p10:.3f}"),
+        (f"under {threshold:g}", "–" if w.under is None else f"{w.under:.0%}"),
+        ("spend", format_usd(w.spend_usd)),
+    ]
     return (
         '<div class="cards">' + "".join(f'<div class="card">{_e(k)}<b>{_e(v)}</b></div>' for k, v in cards) + "</div>"
     )
@@ -83,9 +91,11 @@ def render_live_html(
         f"<h3>Score over time</h3>{score_chart(runs)}<h3>Worst answers</h3>{_worst(runs, worst)}</section>"
         for sid, runs in by_scorer(records).items()
     )
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
-            f"<style>{CSS}</style></head><body><header><h1>{_e(title)}</h1></header>"
-            f"<main>{sections or '<p>No live runs in this window.</p>'}</main></body></html>\n")  # fmt: skip
+    return (
+        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
+        f"<style>{CSS}</style></head><body><header><h1>{_e(title)}</h1></header>"
+        f"<main>{sections or '<p>No live runs in this window.</p>'}</main></body></html>\n"
+    )
 
 
 def write_live_html(records: list[RunRecord], path: str | Path, **options: float) -> Path:

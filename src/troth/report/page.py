@@ -124,10 +124,16 @@ def evidence_html(ev: Evidence | None, context: list[str] | None) -> str:
 def marked_context(segment: str, index: int, verdicts: list[Verdict]) -> str:
     """Context segment ``index`` as HTML with each claim's located evidence marked by its verdict
     and anchored ``ev-N`` (N: the claim's position), overlapping quotes marked once."""
-    spans = sorted((v.evidence.start, v.evidence.end, v.verdict, n) for n, v in enumerate(verdicts)
-                   if v.evidence is not None and v.evidence.verified and v.evidence.context_index == index
-                   and v.evidence.start is not None and v.evidence.end is not None
-                   and v.evidence.end <= len(segment))  # fmt: skip
+    spans = sorted(
+        (v.evidence.start, v.evidence.end, v.verdict, n)
+        for n, v in enumerate(verdicts)
+        if v.evidence is not None
+        and v.evidence.verified
+        and v.evidence.context_index == index
+        and v.evidence.start is not None
+        and v.evidence.end is not None
+        and v.evidence.end <= len(segment)
+    )
     parts, at = [], 0
     for start, end, verdict, n in spans:
         if start < at:
@@ -213,10 +219,14 @@ def histogram_html(scores: list[float]) -> str:
     for i, n in enumerate(bins):
         low, high = i / 10 * scale, (i + 1) / 10 * scale
         span, label = (f"[{low:g}, {high:g})", f"{low:g}–{high:g}") if i < 10 else (f"{scale:g}", f"{scale:g}")
-        bars.append(f'<div class="bar" title="{n} item(s) scored {span}" style="height:{int(70 * n / most)}px">'
-                    f"<b>{n}</b><span>{label}</span></div>")  # fmt: skip
-    return ('<div class="hist" id="histogram">' + "".join(bars) + "</div>"
-            f'<div class="axis">items per score ({len(scores)} scored)</div>')  # fmt: skip
+        bars.append(
+            f'<div class="bar" title="{n} item(s) scored {span}" style="height:{int(70 * n / most)}px">'
+            f"<b>{n}</b><span>{label}</span></div>"
+        )
+    return (
+        '<div class="hist" id="histogram">' + "".join(bars) + "</div>"
+        f'<div class="axis">items per score ({len(scores)} scored)</div>'
+    )
 
 
 def render_html(result: EvalResult, title: str = "troth evaluation") -> str:

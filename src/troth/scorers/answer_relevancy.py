@@ -93,10 +93,13 @@ def create_answer_relevancy_scorer(
         raise TypeError(f"uncertainty_weight must be a number, not {type(uncertainty_weight).__name__}")
     if not math.isfinite(uncertainty_weight) or not 0 <= uncertainty_weight <= 1:
         raise ValueError(f"uncertainty_weight must be between 0 and 1, not {uncertainty_weight!r}")
-    options = C.ClaimOptions.check("create_answer_relevancy_scorer", model,
-                                   {"scale": scale, "reason": reason, "batch_size": batch_size,
-                                    "sentence_fallback": sentence_fallback}, require_input=True,
-                                   strategy="two-step")  # fmt: skip
+    options = C.ClaimOptions.check(
+        "create_answer_relevancy_scorer",
+        model,
+        {"scale": scale, "reason": reason, "batch_size": batch_size, "sentence_fallback": sentence_fallback},
+        require_input=True,
+        strategy="two-step",
+    )
     if options.judge is not None:
         options.judge.check_generates("answer-relevancy", "the relevance of each statement")
     base = C.claim_scorer_base(

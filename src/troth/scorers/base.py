@@ -22,8 +22,17 @@ from troth.judges.judge import Judge
 from troth.scorers.steps import STEPS, PromptStep, Step, StepContext, StepFn, StepResults
 from troth.values import ScoreResult, ScorerRun, StepUsage
 
-__all__ = ["STEPS", "PromptStep", "Scorer", "Step", "StepContext", "StepFn", "StepResults", "create_scorer",
-           "resolve_judge"]  # fmt: skip
+__all__ = [
+    "STEPS",
+    "PromptStep",
+    "Scorer",
+    "Step",
+    "StepContext",
+    "StepFn",
+    "StepResults",
+    "create_scorer",
+    "resolve_judge",
+]
 
 
 async def _maybe_await(value: Any) -> Any:
@@ -139,8 +148,14 @@ class Scorer:
             raise ConfigError(f"scorer {self.id!r} has no generate_score step")
         if run_id is not None and not isinstance(run_id, str):
             raise TypeError(f"run_id must be a string, not {type(run_id).__name__}")
-        run = ScorerRun(input=input, output=output, run_id=run_id or str(uuid.uuid4()), context=context,
-                        ground_truth=ground_truth, metadata=dict(metadata or {}))  # fmt: skip
+        run = ScorerRun(
+            input=input,
+            output=output,
+            run_id=run_id or str(uuid.uuid4()),
+            context=context,
+            ground_truth=ground_truth,
+            metadata=dict(metadata or {}),
+        )
         if self.prepare is not None:
             run = await _maybe_await(self.prepare(run))
         for judge in self.judges():

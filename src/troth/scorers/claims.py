@@ -43,8 +43,16 @@ measured (README, "One request per item") a single pass mostly fell back to two 
 the answers it judged itself faithful."""
 SINGLE_PASS_FALLBACK = "single-pass-fallback"  # the flag of a result judged in two steps instead
 
-__all__ = ["DEFAULT_BATCH_SIZE", "DEFAULT_MAX_CONTEXT_CHARS", "DEFAULT_MAX_OUTPUT_CHARS", "ClaimOptions",
-           "ContextClaimKind", "ContextClaimOptions", "GetContext", "create_context_claim_scorer"]  # fmt: skip
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "DEFAULT_MAX_CONTEXT_CHARS",
+    "DEFAULT_MAX_OUTPUT_CHARS",
+    "ClaimOptions",
+    "ContextClaimKind",
+    "ContextClaimOptions",
+    "GetContext",
+    "create_context_claim_scorer",
+]
 
 
 class ContextClaimOptions(TypedDict, total=False):
@@ -141,9 +149,12 @@ def make_extract(
             return [v.claim for v in ctx.results.verdicts.verdicts]
         try:
             answer = await ctx.ask(
-                P.extract_prompt(text, ctx.run.input), P.ExtractedClaims, system=P.EXTRACT_SYSTEM, cache=True,
+                P.extract_prompt(text, ctx.run.input),
+                P.ExtractedClaims,
+                system=P.EXTRACT_SYSTEM,
+                cache=True,
                 max_tokens=plan.extract_budget(text, ctx.judge.max_tokens if ctx.judge else 0),
-            )  # fmt: skip
+            )
             raw = answer.claims
             if not _unique(raw):
                 ctx.note(no_claims_note)
@@ -234,16 +245,22 @@ def demote(verdict: Verdict) -> Verdict:
 
 
 def claim_scorer_base(
-    *, id: str, description: str, prompt_version: str, options: ClaimOptions,
+    *,
+    id: str,
+    description: str,
+    prompt_version: str,
+    options: ClaimOptions,
     no_claims_note: str = P.NO_CLAIMS_FOUND_NOTE,
-) -> Scorer:  # fmt: skip
+) -> Scorer:
     """A scorer with the shared run preparation and claim extraction; callers add the rest."""
     if options.context is not None:
         check_context_size(options.context, options.max_context_chars)
-    base = create_scorer(id=id, description=description, judge=options.judge, version="1",
-                         prompt_version=prompt_version)  # fmt: skip
-    prepare = make_prepare(options.context, options.max_context_chars, options.get_context, options.require_input,
-                           options.max_output_chars)  # fmt: skip
+    base = create_scorer(
+        id=id, description=description, judge=options.judge, version="1", prompt_version=prompt_version
+    )
+    prepare = make_prepare(
+        options.context, options.max_context_chars, options.get_context, options.require_input, options.max_output_chars
+    )
     return replace(base.preprocess(make_extract(options, no_claims_note)), prepare=prepare)
 
 
@@ -263,8 +280,7 @@ def create_context_claim_scorer(kind: ContextClaimKind, model: str | Judge, opti
     version = kind.prompts.VERSION
     if options.judge is not None and judges_in_one_pass(options.judge.declared, options.single_pass_wanted):
         version = version.replace(P.VERSION, SINGLE_PASS_VERSION)
-    base = claim_scorer_base(id=kind.id, description=kind.description, prompt_version=version,
-                             options=options)  # fmt: skip
+    base = claim_scorer_base(id=kind.id, description=kind.description, prompt_version=version, options=options)
     if options.reason == "judge" and options.judge is not None:
         options.judge.check_generates(kind.id, "reason='judge' (the judge writes the reason)")
     return (

@@ -21,8 +21,11 @@ SELECT eval_id, MIN(created_at), COUNT(DISTINCT item_id), COUNT(*), AVG(score), 
 FROM runs WHERE eval_id IS NOT NULL AND source != 'live' {only} GROUP BY eval_id
 """
 ITEM_COLUMNS = "run_id, item_id, scorer_id, score, error, error_step, reason, input, cost_usd"
-SORTS = {"score": "score IS NULL, score ASC, item_id", "-score": "score IS NULL, score DESC, item_id",
-         "item": "item_id, scorer_id"}  # fmt: skip
+SORTS = {
+    "score": "score IS NULL, score ASC, item_id",
+    "-score": "score IS NULL, score DESC, item_id",
+    "item": "item_id, scorer_id",
+}
 
 
 @dataclass(frozen=True)
@@ -78,8 +81,12 @@ class Browser:
 
     def changed_evals(self, after_row: int) -> list[str]:
         """The evaluations with a run written after row ``after_row``."""
-        return [r[0] for r in self._query("SELECT DISTINCT eval_id FROM runs WHERE rowid > ? AND eval_id IS NOT "
-                                          "NULL", (after_row,))]  # fmt: skip
+        return [
+            r[0]
+            for r in self._query(
+                "SELECT DISTINCT eval_id FROM runs WHERE rowid > ? AND eval_id IS NOT NULL", (after_row,)
+            )
+        ]
 
     def summaries(self, eval_ids: Sequence[str] | None = None) -> list[EvalSummary]:
         """The summaries of ``eval_ids`` (None: of every evaluation)."""
@@ -87,8 +94,10 @@ class Browser:
             return []
         only = "" if eval_ids is None else f"AND eval_id IN ({', '.join('?' * len(eval_ids))})"
         rows = self._query(EVALS.format(only=only), tuple(eval_ids or ()))
-        return [EvalSummary(r[0], r[1], r[2], r[3], r[4], r[5], None if r[7] else r[6], r[8] or "", r[9] or "")
-                for r in rows]  # fmt: skip
+        return [
+            EvalSummary(r[0], r[1], r[2], r[3], r[4], r[5], None if r[7] else r[6], r[8] or "", r[9] or "")
+            for r in rows
+        ]
 
     def items(self, eval_id: str, sort: str, offset: int, limit: int) -> list[ItemRow]:
         """A page of an evaluation's runs, sorted by score (``score``, ``-score``) or ``item``."""
@@ -109,12 +118,20 @@ class Browser:
 
     def live_scores(self, since: str) -> list[tuple[str | None, float]]:
         """(finish time, score) of the live runs scored since ``since``, oldest first."""
-        return [(r[0], r[1]) for r in self._query("SELECT finished_at, score FROM runs WHERE source = 'live' AND "
-                "finished_at >= ? AND score IS NOT NULL ORDER BY finished_at", (since,))]  # fmt: skip
+        return [
+            (r[0], r[1])
+            for r in self._query(
+                "SELECT finished_at, score FROM runs WHERE source = 'live' AND "
+                "finished_at >= ? AND score IS NOT NULL ORDER BY finished_at",
+                (since,),
+            )
+        ]
 
     def worst_live(self, since: str, limit: int) -> list[ItemRow]:
-        sql = (f"SELECT {ITEM_COLUMNS} FROM runs WHERE source = 'live' AND finished_at >= ? AND score IS NOT NULL "
-               "ORDER BY score ASC LIMIT ?")  # fmt: skip
+        sql = (
+            f"SELECT {ITEM_COLUMNS} FROM runs WHERE source = 'live' AND finished_at >= ? AND score IS NOT NULL "
+            "ORDER BY score ASC LIMIT ?"
+        )
         return [ItemRow(*r) for r in self._query(sql, (since, limit))]
 
 
@@ -125,7 +142,9 @@ def in_memory(records: Iterable[RunRecord], schema: Iterable[str]) -> Browser:
     for sql in schema:
         conn.executescript(sql)
     rows = [to_row(r) for r in records]
-    conn.executemany(f"INSERT OR REPLACE INTO runs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
-                     [tuple(r[c] for c in COLUMNS) for r in rows])  # fmt: skip
+    conn.executemany(
+        f"INSERT OR REPLACE INTO runs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+        [tuple(r[c] for c in COLUMNS) for r in rows],
+    )
     conn.commit()
     return Browser(conn, threading.Lock(), owned=True)

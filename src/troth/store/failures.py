@@ -14,8 +14,13 @@ CAUSES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("malformed", "not a database", "file is encrypted"), "it is corrupt"),
     (("unable to open", "no such file", "permission denied", "access permission"), "it cannot be opened"),
 )
-ERRNO_CAUSES = {errno.EROFS: "it is read-only", errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk is full",
-                errno.EACCES: "it is not writable here", errno.EPERM: "it is not writable here"}  # fmt: skip
+ERRNO_CAUSES = {
+    errno.EROFS: "it is read-only",
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk is full",
+    errno.EACCES: "it is not writable here",
+    errno.EPERM: "it is not writable here",
+}
 
 
 def store_error(path: object, action: str, exc: BaseException) -> StoreError:

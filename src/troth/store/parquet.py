@@ -107,9 +107,10 @@ class ParquetStore:
     ) -> list[RunRecord]:
         """Newest first; filtered as :meth:`SQLiteStore.list_runs` filters."""
         found = [
-            r for r in self.records()
+            r
+            for r in self.records()
             if eval_id in (None, r.eval_id) and source in (None, r.source) and (since or "") <= (r.finished_at or "")
-        ]  # fmt: skip
+        ]
         return sorted(found, key=lambda r: r.finished_at or "", reverse=True)[:limit]
 
     def completed(self, eval_id: str) -> dict[tuple[str, str], RunRecord]:

@@ -47,7 +47,10 @@ def storable(value: Any, *, json_field: bool, secrets: Sequence[str] | None = No
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates: JSON escapes them losslessly, plain text is escaped
-        text = json.dumps(value, ensure_ascii=True, default=str) if json_field else text.encode(
-            "utf-8", "backslashreplace").decode("utf-8")  # fmt: skip
+        text = (
+            json.dumps(value, ensure_ascii=True, default=str)
+            if json_field
+            else text.encode("utf-8", "backslashreplace").decode("utf-8")
+        )
         text = redact(text, secrets)
     return text

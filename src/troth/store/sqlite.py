@@ -76,6 +76,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("0003_input_hash", "ALTER TABLE runs ADD COLUMN input_hash TEXT;"),
 )
 
+
 class SQLiteStore:
     """Runs and the judge-call cache in one SQLite file."""
 
@@ -108,8 +109,9 @@ class SQLiteStore:
             raise FileNotFoundError(errno.ENOENT, "no such file", str(self.path))
         uri = f"{self.path.resolve().as_uri()}?mode=ro"
         writable_dir = os.access(self.path.parent, os.W_OK) and not _on_read_only_mount(self.path)
-        conn = sqlite3.connect(uri if writable_dir else uri + "&immutable=1", uri=True, check_same_thread=False,
-                               timeout=self.timeout)  # fmt: skip
+        conn = sqlite3.connect(
+            uri if writable_dir else uri + "&immutable=1", uri=True, check_same_thread=False, timeout=self.timeout
+        )
         conn.execute("SELECT count(*) FROM runs").fetchone()  # not a store (or corrupt): fail now
         return conn
 

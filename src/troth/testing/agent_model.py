@@ -28,10 +28,14 @@ class ToolCallingModel:
     def __call__(self, request: Request) -> Reply:
         if not self.call_tool or any(m.get("role") == "tool" for m in request.body.get("messages", [])):
             return self._completion({"role": "assistant", "content": self.answer}, "stop", self.tokens[1])
-        call = {"id": "call_1", "type": "function",
-                "function": {"name": self.tool, "arguments": json.dumps(self.arguments)}}  # fmt: skip
-        return self._completion({"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls",
-                                self.tokens[0])  # fmt: skip
+        call = {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": self.tool, "arguments": json.dumps(self.arguments)},
+        }
+        return self._completion(
+            {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls", self.tokens[0]
+        )
 
     def _completion(self, message: dict[str, Any], finish: str, tokens: tuple[int, int]) -> Reply:
         usage = {"prompt_tokens": tokens[0], "completion_tokens": tokens[1], "total_tokens": sum(tokens)}

@@ -117,8 +117,18 @@ FAULTS: dict[str, Fault] = {
         Fault("echo-key", "secrets", _echo_key, "JudgeConnectionError"),
     )
 }
-TRANSIENT_MIX = ("rate-limit", "server-error", "reset", "not-json", "wrong-shape", "no-message", "not-json-content",
-                 "fewer-verdicts", "unknown-label", "cut-off")  # fmt: skip
+TRANSIENT_MIX = (
+    "rate-limit",
+    "server-error",
+    "reset",
+    "not-json",
+    "wrong-shape",
+    "no-message",
+    "not-json-content",
+    "fewer-verdicts",
+    "unknown-label",
+    "cut-off",
+)
 """Faults that a retry recovers from when they happen once: the soak benchmark's mix."""
 
 

@@ -58,8 +58,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--troth-store", help="save every score of the session in this SQLite store")
     group.addoption("--troth-eval-id", help="the evaluation id the session's scores are saved under")
     group.addoption("--troth-baseline", help="compare the session's scores with this saved evaluation")
-    group.addoption("--troth-fail-if-worse", type=float, default=0.0,
-                    help="fail when a scorer's mean is lower than the baseline's by more than this, significantly")
+    group.addoption(
+        "--troth-fail-if-worse",
+        type=float,
+        default=0.0,
+        help="fail when a scorer's mean is lower than the baseline's by more than this, significantly",
+    )
     group.addoption("--troth-alpha", type=float, default=0.05, help="significance level of the baseline check")
 
 
@@ -95,8 +99,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     for sid, s in comparison.scorers.items():
         if (p := s.stats) is not None:
             shown = "-" if p.p_value is None else f"{p.p_value:.3g}"
-            log.verdict.append(f"{sid}: mean {p.mean_b:.3f} against {p.mean_a:.3f} in {baseline} "
-                               f"({p.mean_diff:+.3f}, p {shown})")  # fmt: skip
+            log.verdict.append(
+                f"{sid}: mean {p.mean_b:.3f} against {p.mean_a:.3f} in {baseline} ({p.mean_diff:+.3f}, p {shown})"
+            )
     failed = comparison.gate(delta, alpha)  # fails closed: nothing scored in both, or more failures, fail too
     if failed:
         log.verdict.append(f"WORSE than {baseline}: {'; '.join(failed)}")

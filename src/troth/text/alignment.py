@@ -26,10 +26,10 @@ _SPLIT_DECIMAL = re.compile(r"(\d)\. (\d)\b")
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
 _SENTENCE_START = re.compile(r"(^|[.!?\"'“‘]\s*)$")
 _CLAUSE = re.compile(r"[,;:]|\b(?:but|while|when|because|although|though|whereas)\b")
-_CALENDAR = frozenset((
-    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "January", "February", "March",
-    "April", "May", "June", "July", "August", "September", "October", "November", "December",
-))  # fmt: skip  (dates, not names: a claim may date what its window leaves undated)
+# dates, not names: a claim may date what its window leaves undated
+_DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
+_MONTHS = "January February March April May June July August September October November December"
+_CALENDAR = frozenset(f"{_DAYS} {_MONTHS}".split())
 _NEGATION = re.compile(r"\b(not|never|cannot)\b|n't\b", re.IGNORECASE)
 
 
@@ -124,9 +124,11 @@ class ContextAlignment:
         swapped_numbers = sorted(absent) if window_numbers - claim_numbers else []
         window_lower = best.lower()
         other_names = {n for n in names(best, initial=True) if n.lower() not in claim.lower()}
-        swapped_names = sorted(
-            n for n in claim_names if n.lower() not in window_lower and n.lower() in self._lower
-        ) if other_names else []  # fmt: skip
+        swapped_names = (
+            sorted(n for n in claim_names if n.lower() not in window_lower and n.lower() in self._lower)
+            if other_names
+            else []
+        )
         mismatch = negated(claim) != negated(_closest(claim_terms, best))
         return Alignment(best, covered, tuple(swapped_numbers), tuple(swapped_names), mismatch)
 

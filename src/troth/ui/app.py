@@ -46,9 +46,13 @@ def create_app(store: str | Path | None = None) -> Any:
     path = store_path(store)
     pages = Pages(Catalog(open_store(path, read_only=True)), path)
     handlers: list[tuple[str, Callable[[Any], Any]]] = [
-        ("/", pages.evals), ("/evals/{eval_id:path}", pages.evaluation), ("/runs/{run_id:path}", pages.run),
-        ("/raw/{field}/{run_id:path}", pages.raw), ("/compare", pages.compare), ("/live", pages.live),
-    ]  # fmt: skip
+        ("/", pages.evals),
+        ("/evals/{eval_id:path}", pages.evaluation),
+        ("/runs/{run_id:path}", pages.run),
+        ("/raw/{field}/{run_id:path}", pages.raw),
+        ("/compare", pages.compare),
+        ("/live", pages.live),
+    ]
     routes = [Route(route, _readable(handler, path)) for route, handler in handlers]
 
     @contextlib.asynccontextmanager
@@ -82,9 +86,18 @@ class Pages:
         sort = request.query_params.get("sort", "score")
         page, pages = _page(request, row.runs)
         items = self.catalog.items(eval_id, sort, (page - 1) * PAGE, PAGE)
-        return _html(render("eval.html", e=row, items=items, failures=self.catalog.failures(eval_id), sort=sort,
-                            histogram=markup(histogram_html(self.catalog.scores(eval_id))), page=page,
-                            pages=pages))  # fmt: skip
+        return _html(
+            render(
+                "eval.html",
+                e=row,
+                items=items,
+                failures=self.catalog.failures(eval_id),
+                sort=sort,
+                histogram=markup(histogram_html(self.catalog.scores(eval_id))),
+                page=page,
+                pages=pages,
+            )
+        )
 
     def run(self, request: Any) -> Any:
         record = self.catalog.run(request.path_params["run_id"])
@@ -95,13 +108,25 @@ class Pages:
         verdicts = record.verdicts or []
         output, output_size = _clip(raw_text(record, "output"))
         given, input_size = _clip(raw_text(record, "input"))
-        context = [(markup(marked_context(text, i, verdicts)), size)
-                   for i, (text, size) in enumerate(_clip(c) for c in record.context or [])]  # fmt: skip
+        context = [
+            (markup(marked_context(text, i, verdicts)), size)
+            for i, (text, size) in enumerate(_clip(c) for c in record.context or [])
+        ]
         tokens = sum(int(u.get("prompt_tokens", 0)) + int(u.get("completion_tokens", 0)) for u in record.usage.values())
         claims = [(v, markup(evidence_html(v.evidence, record.context))) for v in verdicts]
-        return _html(render("run.html", r=record, answer=markup(highlight_output(output, verdicts)), verdicts=claims,
-                            tokens=f"{tokens:,}", given=given, sizes={"input": input_size, "output": output_size},
-                            context=context, limit=TEXT_LIMIT))  # fmt: skip
+        return _html(
+            render(
+                "run.html",
+                r=record,
+                answer=markup(highlight_output(output, verdicts)),
+                verdicts=claims,
+                tokens=f"{tokens:,}",
+                given=given,
+                sizes={"input": input_size, "output": output_size},
+                context=context,
+                limit=TEXT_LIMIT,
+            )
+        )
 
     def raw(self, request: Any) -> Any:
         """One stored text of a run, whole, as ``text/plain`` (context segments between blank lines)."""
@@ -133,8 +158,9 @@ class Pages:
             from troth.ui.render import shown
 
             view = shown(comparison, request.query_params.get("show", "changed"), _asked_page(request), PAGE)
-        page = render("compare.html", c=comparison, error=error, evals=evals, limit=100, pick_a=pick_a, pick_b=pick_b,
-                      view=view)  # fmt: skip
+        page = render(
+            "compare.html", c=comparison, error=error, evals=evals, limit=100, pick_a=pick_a, pick_b=pick_b, view=view
+        )
         return _html(page, 404 if error else 200)
 
     def live(self, request: Any) -> Any:
@@ -183,8 +209,11 @@ def _readable(handler: Callable[[Any], Any], store: Path) -> Callable[[Any], Any
         try:
             return handler(request)
         except (sqlite3.Error, OSError, StoreError) as exc:
-            return _missing(f"The store at {store} cannot be read now ({type(exc).__name__}: {exc}). Was it "
-                            "deleted or moved? Start troth ui again with a store.", status=503)  # fmt: skip
+            return _missing(
+                f"The store at {store} cannot be read now ({type(exc).__name__}: {exc}). Was it "
+                "deleted or moved? Start troth ui again with a store.",
+                status=503,
+            )
 
     return guarded
 

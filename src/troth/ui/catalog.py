@@ -69,8 +69,16 @@ class Catalog:
         hours: dict[str, list[float]] = {}
         for finished, score in self._browser.live_scores(since):
             hours.setdefault(_hour(finished), []).append(score)
-        series = [{"hour": h, "runs": len(s), "mean": statistics.fmean(s), "p10": _p10(s),
-                   "under": sum(x < threshold for x in s) / len(s)} for h, s in hours.items()]  # fmt: skip
+        series = [
+            {
+                "hour": h,
+                "runs": len(s),
+                "mean": statistics.fmean(s),
+                "p10": _p10(s),
+                "under": sum(x < threshold for x in s) / len(s),
+            }
+            for h, s in hours.items()
+        ]
         return series, [_readable(r) for r in self._browser.worst_live(since, 20)]
 
     def close(self) -> None:

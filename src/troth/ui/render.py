@@ -17,8 +17,14 @@ if TYPE_CHECKING:
     from troth.compare import Comparison
 
 _ENV: Any = None
-BADGES = {"worse": "low", "failed in B": "low", "better": "", "fixed in B": "", "same": "same",
-          "failed in both": "err"}  # an item's change -> its badge's colour class
+BADGES = {
+    "worse": "low",
+    "failed in B": "low",
+    "better": "",
+    "fixed in B": "",
+    "same": "same",
+    "failed in both": "err",
+}  # an item's change -> its badge's colour class
 
 
 def environment() -> Any:
@@ -27,8 +33,9 @@ def environment() -> Any:
     if _ENV is None:
         jinja2 = load("jinja2", "compare")
         env = jinja2.Environment(loader=jinja2.PackageLoader("troth.ui", "templates"), autoescape=True)
-        env.filters.update(score=_score, usd=format_usd, signed=_signed, pvalue=_pvalue, short=_short,
-                           when=readable_time, tone=_tone)
+        env.filters.update(
+            score=_score, usd=format_usd, signed=_signed, pvalue=_pvalue, short=_short, when=readable_time, tone=_tone
+        )
         env.globals.update(css=markup(CSS), standalone=False, badge=BADGES, shown=shown, answers=answers, view=None)
         _ENV = env
     return _ENV

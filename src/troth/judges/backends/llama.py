@@ -36,8 +36,9 @@ EXTRA = "llm"
 MAX_TOKENS = 1024
 """A small local model that loops is slow to stop: its budget is tight and fixed."""
 
-DECLARED = Capabilities(choice_probabilities=True, prefix_reuse=True, fixed_token_budget=True,
-                        default_max_tokens=MAX_TOKENS, prices=FREE)  # fmt: skip
+DECLARED = Capabilities(
+    choice_probabilities=True, prefix_reuse=True, fixed_token_budget=True, default_max_tokens=MAX_TOKENS, prices=FREE
+)
 """What every local LLM does: answer prompts and read answer probabilities, on this machine, for free."""
 
 
@@ -66,8 +67,14 @@ class LlamaBackend(BackendBase):
         return process_for(self.spec).call(op, args)
 
     async def complete(self, request: CompletionRequest) -> Completion:
-        args = {"messages": request.messages, "schema": request.schema, "max_tokens": request.max_tokens,
-                "temperature": request.temperature, "seed": request.seed, "retry": request.retry}  # fmt: skip
+        args = {
+            "messages": request.messages,
+            "schema": request.schema,
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            "seed": request.seed,
+            "retry": request.retry,
+        }
         done = await asyncio.to_thread(self._call, "complete", args)
         return Completion(**done)
 

@@ -31,6 +31,8 @@ def env_model() -> tuple[str, str | None]:
         if value:
             return variable, value
     return ENV_MODEL, None
+
+
 ENV_CACHE = "TROTH_CACHE_DIR"
 
 

@@ -39,8 +39,10 @@ ENV_WORKER = "TROTH_LLM_WORKER"
 DEFAULT_RESTARTS = 2
 """Crashes survived by restarting the process; the next one leaves the model broken."""
 _RAISED: dict[str, type[Exception]] = {
-    "ContextTooLongError": ContextTooLongError, "ModelLoadError": ModelLoadError, "ValueError": ValueError,
-}  # fmt: skip
+    "ContextTooLongError": ContextTooLongError,
+    "ModelLoadError": ModelLoadError,
+    "ValueError": ValueError,
+}
 """The worker's errors raised as themselves in the caller; any other is a JudgeError."""
 
 
@@ -108,8 +110,9 @@ class LlamaProcess:
         except json.JSONDecodeError:
             reply = {}
         if not isinstance(reply, dict) or not ({"ok", "error"} & reply.keys()):
-            raise JudgeError(f"{self.spec.model_id}'s process answered {line[:200]!r}, not a worker reply",
-                             model=self.spec.model_id)  # fmt: skip
+            raise JudgeError(
+                f"{self.spec.model_id}'s process answered {line[:200]!r}, not a worker reply", model=self.spec.model_id
+            )
         if "error" in reply:
             kind, message = reply["error"]["type"], reply["error"]["message"]
             raised = _RAISED.get(kind)
@@ -121,8 +124,9 @@ class LlamaProcess:
     def _start(self) -> subprocess.Popen[str]:
         command = [*self.spec.command, self.spec.path, str(self.spec.n_ctx), self.spec.model_id]
         try:
-            self._proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                          encoding="utf-8", bufsize=1)  # fmt: skip
+            self._proc = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding="utf-8", bufsize=1
+            )
         except OSError as exc:
             raise ConfigError(f"cannot start the local model's process ({shlex.join(command)}): {exc}") from exc
         return self._proc

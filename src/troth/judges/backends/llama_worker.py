@@ -88,8 +88,9 @@ class LlamaModel:
             check_gguf(Path(self.path))
             threads = max(1, min(os.cpu_count() or 1, 8))
             try:
-                self._llm = llama_cpp.Llama(model_path=self.path, n_ctx=self.n_ctx, n_threads=threads, seed=0,
-                                            verbose=False)  # fmt: skip
+                self._llm = llama_cpp.Llama(
+                    model_path=self.path, n_ctx=self.n_ctx, n_threads=threads, seed=0, verbose=False
+                )
             except (ValueError, RuntimeError) as exc:
                 raise ModelLoadError(f"llama.cpp could not load {self.path}: {exc}") from exc
         return self._llm
@@ -113,8 +114,15 @@ class LlamaModel:
             )
         return tokens
 
-    def complete(self, messages: list[dict[str, str]], schema: dict[str, Any] | None, max_tokens: int,
-                 temperature: float, seed: int | None, retry: bool) -> dict[str, Any]:  # fmt: skip
+    def complete(
+        self,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any] | None,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+        retry: bool,
+    ) -> dict[str, Any]:
         """A completion, free first and under the schema's grammar when the free answer is invalid
         (or straight away on a ``retry``)."""
         prompt_tokens = self.prompt_tokens(messages)
@@ -138,8 +146,13 @@ class LlamaModel:
                 f"the answer was cut off at {budget} tokens because the prompt (about {prompt_tokens:,} tokens) "
                 f"nearly fills {self.model_id}'s window of {self.n_ctx:,}; shorten the context"
             )
-        return {"text": text, "finish_reason": finish, "prompt_tokens": used_prompt,
-                "completion_tokens": used_completion, "attempts": attempts}  # fmt: skip
+        return {
+            "text": text,
+            "finish_reason": finish,
+            "prompt_tokens": used_prompt,
+            "completion_tokens": used_completion,
+            "attempts": attempts,
+        }
 
     def _choice_tokens(self, choices: list[str]) -> dict[str, set[int]]:
         """First token of each choice as written, capitalised, and after a space."""

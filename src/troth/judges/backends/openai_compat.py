@@ -140,8 +140,9 @@ class OpenAICompatBackend(BackendBase):
             message = choice.message if choice is not None else None
             text = message.content if message is not None else None
         except (ValueError, TypeError, AttributeError, IndexError) as exc:  # JSONDecodeError is a ValueError
-            raise JudgeResponseError(f"{self.model_id} sent a reply that is not a chat completion: {exc}",
-                                     model=self.model_id) from _cause(exc)  # fmt: skip
+            raise JudgeResponseError(
+                f"{self.model_id} sent a reply that is not a chat completion: {exc}", model=self.model_id
+            ) from _cause(exc)
         if choice is None:
             raise JudgeResponseError(f"{self.model_id} sent a chat completion without choices", model=self.model_id)
         if not isinstance(text, str):

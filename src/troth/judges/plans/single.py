@@ -54,9 +54,11 @@ def quote_checker(context: list[str]) -> Callable[[P.ClaimsWithVerdicts], None]:
 async def single_pass(ctx: StepContext, context: list[str], output: str, input_text: str) -> list[Verdict]:
     """The answer's claims with their verdicts, from one request (empty: no factual claim)."""
     answer = await ctx.ask(
-        P.single_pass_prompt(context, output, input_text), P.ClaimsWithVerdicts, system=P.SYSTEM,
+        P.single_pass_prompt(context, output, input_text),
+        P.ClaimsWithVerdicts,
+        system=P.SYSTEM,
         check=quote_checker(context),
-    )  # fmt: skip
+    )
     verdicts = []
     for item in answer.claims:
         evidence = locate(item.evidence, context)

@@ -13,8 +13,7 @@ from troth.judges.capabilities import ClaimHead
 from troth.text.alignment import Alignment
 from troth.text.overlap import apply_head, log_odds
 
-FEATURES = ("logit_supported", "logit_contradicted", "coverage", "swapped_number", "swapped_name",
-            "negation_mismatch")  # fmt: skip
+FEATURES = ("logit_supported", "logit_contradicted", "coverage", "swapped_number", "swapped_name", "negation_mismatch")
 
 
 def claim_features(supported: float, contradicted: float, alignment: Alignment) -> list[float]:
