@@ -14,17 +14,8 @@ from rich.console import Console
 from rich.table import Table
 
 from troth.bounds import check
+from troth.cli import judging as J
 from troth.cli.app import one_line_errors
-from troth.cli.judging import (
-    BaseUrlOption,
-    ModelOption,
-    OptOption,
-    ReasonOption,
-    ScaleOption,
-    ScorerOption,
-    StrategyOption,
-    build_scorer,
-)
 from troth.cli.layout import WideOption, field, pack, show_lines
 from troth.cli.layout import console as layout_console
 from troth.cli.outputs import check_writable, writing
@@ -65,42 +56,49 @@ DataArgument = Annotated[
 ]
 
 
+ThresholdOption = Annotated[
+    float | None, typer.Option(help="Exit with status 1 if the mean or any item scores below this.")
+]
+StoreOption = Annotated[
+    Path | None, typer.Option(help="SQLite file or .parquet folder (default: $TROTH_STORE or ./.troth/troth.db).")
+]
+EngineOption = Annotated[
+    EngineName, typer.Option(help="Where items are scored: this process, or a Ray cluster (troth[ray]).")
+]
+RayAddressOption = Annotated[
+    str | None, typer.Option(help="Ray cluster to join ('auto', 'ray://host:10001'); default: start one.")
+]
+MaxWaitOption = Annotated[
+    float, typer.Option(help="Seconds one judge call may wait for rate limits in all (then the item fails).")
+]
+
+
 def eval_command(
     data: DataArgument,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
+    model: J.ModelOption = None,
+    base_url: J.BaseUrlOption = None,
     concurrency: Annotated[int, typer.Option(help="Judge calls in flight at most (Ray: per worker).")] = 8,
     eval_id: Annotated[str | None, typer.Option(help="Name of the evaluation; reuse it to resume.")] = None,
     report: Annotated[Path | None, typer.Option(help="Write a self-contained HTML report here.")] = None,
     out: Annotated[Path | None, typer.Option(help="Write one JSON line per item and scorer here.")] = None,
-    threshold: Annotated[
-        float | None, typer.Option(help="Exit with status 1 if the mean or any item scores below this.")
-    ] = None,
-    scale: ScaleOption = 1.0,
-    strategy: StrategyOption = "auto",
-    reason: ReasonOption = "auto",
-    store: Annotated[
-        Path | None, typer.Option(help="SQLite file or .parquet folder (default: $TROTH_STORE or ./.troth/troth.db).")
-    ] = None,
+    threshold: ThresholdOption = None,
+    scale: J.ScaleOption = 1.0,
+    strategy: J.StrategyOption = "auto",
+    reason: J.ReasonOption = "auto",
+    store: StoreOption = None,
     no_store: Annotated[bool, typer.Option("--no-store", help="Keep nothing.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not replay cached judge calls.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    engine: Annotated[
-        EngineName, typer.Option(help="Where items are scored: this process, or a Ray cluster (troth[ray]).")
-    ] = EngineName.local,
-    ray_address: Annotated[
-        str | None, typer.Option(help="Ray cluster to join ('auto', 'ray://host:10001'); default: start one.")
-    ] = None,
+    engine: EngineOption = EngineName.local,
+    ray_address: RayAddressOption = None,
     workers: Annotated[int, typer.Option(help="Ray: scoring actors.")] = 2,
     rpm: Annotated[float | None, typer.Option(help="Provider limit: requests per minute, for the whole run.")] = None,
     tpm: Annotated[float | None, typer.Option(help="Provider limit: tokens per minute, for the whole run.")] = None,
-    max_wait: Annotated[
-        float, typer.Option(help="Seconds one judge call may wait for rate limits in all (then the item fails).")
-    ] = 120.0,
+    max_wait: MaxWaitOption = 120.0,
     resume: ResumeOption = ResumeName.rescore,
     wide: WideOption = False,
-    scorer_name: ScorerOption = "faithfulness",
-    opt: OptOption = None,
+    scorer_name: J.ScorerOption = "faithfulness",
+    opt: J.OptOption = None,
 ) -> None:
     """Score every item of DATA for faithfulness, or with what --scorer names."""
     from troth import run_evals
@@ -113,7 +111,7 @@ def eval_command(
         _check_numbers(concurrency, threshold, scale, workers, rpm, tpm, max_wait)
     check_writable(out=out, report=report)  # before any judge call is paid for
     with one_line_errors(), _resumable(eval_id, kept=not no_store):
-        scorer = build_scorer(
+        scorer = J.build_scorer(
             scorer_name, model, base_url, opt, max_wait, scale=scale, strategy=strategy, reason=reason
         )
         on_ray = RayEngine(ray_address, workers, concurrency) if engine is EngineName.ray else None

@@ -10,17 +10,8 @@ import typer
 from rich.console import Console
 
 from troth.bounds import check
+from troth.cli import judging as J
 from troth.cli.app import one_line_errors, read_arg
-from troth.cli.judging import (
-    BaseUrlOption,
-    ModelOption,
-    OptOption,
-    ReasonOption,
-    ScaleOption,
-    ScorerOption,
-    StrategyOption,
-    build_scorer,
-)
 from troth.cli.render import render_result, safe
 from troth.redaction import redact
 
@@ -35,13 +26,13 @@ def score(
     output: Annotated[str | None, typer.Option(help="The answer to check: TEXT, @file or @- (stdin).")] = None,
     context: Annotated[list[str] | None, typer.Option(help="A context segment: TEXT or @file; repeatable.")] = None,
     input: Annotated[str | None, typer.Option("--input", help="The question (TEXT or @file).")] = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    scale: ScaleOption = 1.0,
-    strategy: StrategyOption = "auto",
-    reason: ReasonOption = "auto",
-    scorer_name: ScorerOption = "faithfulness",
-    opt: OptOption = None,
+    model: J.ModelOption = None,
+    base_url: J.BaseUrlOption = None,
+    scale: J.ScaleOption = 1.0,
+    strategy: J.StrategyOption = "auto",
+    reason: J.ReasonOption = "auto",
+    scorer_name: J.ScorerOption = "faithfulness",
+    opt: J.OptOption = None,
     example: Annotated[bool, typer.Option("--example", help="Score the bundled example.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
 ) -> None:
@@ -58,7 +49,7 @@ def score(
     console = Console()
     with one_line_errors():
         check("--scale", scale, low=0, strict=True)
-        scorer = build_scorer(scorer_name, model, base_url, opt, scale=scale, strategy=strategy, reason=reason)
+        scorer = J.build_scorer(scorer_name, model, base_url, opt, scale=scale, strategy=strategy, reason=reason)
         if console.is_terminal and not as_json:
             with console.status("Scoring…", spinner="dots"):
                 result = scorer.run(input=question, output=output_text, context=contexts or None)
