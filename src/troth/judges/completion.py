@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from troth.judges.base import Backend, Completion, CompletionRequest, Message
 from troth.judges.cache import cache_key
+from troth.judges.config import JudgeConfig
 from troth.judges.retry import Keep, RetryPolicy
 from troth.judges.run_settings import RUN_SETTINGS, RunSettings
 from troth.ratelimit import estimate_tokens
@@ -18,9 +19,7 @@ from troth.telemetry import judge_call, tokens
 class Asking(Protocol):
     """What a completion needs of the judge asking (a :class:`~troth.judges.judge.Judge`)."""
 
-    base_url: str | None
-    temperature: float
-    seed: int | None
+    config: JudgeConfig
 
     @property
     def model_id(self) -> str: ...
@@ -42,10 +41,10 @@ def completer(
             messages,
             json_schema,
             max_tokens=max_tokens,
-            temperature=judge.temperature,
-            seed=judge.seed,
+            temperature=judge.config.temperature,
+            seed=judge.config.seed,
             structured=backend.capabilities.structured,
-            base_url=judge.base_url,
+            base_url=judge.config.base_url,
         )
         hit = settings.cache.cache_get(key) if settings.cache is not None else None
         if hit is not None:
@@ -56,7 +55,13 @@ def completer(
                 await backend.prepare()  # its slot then times the request, not the client's set-up
                 await settings.pacer.wait(estimate_tokens(messages, max_tokens))
             request = CompletionRequest(
-                messages, json_schema, schema_name, max_tokens, judge.temperature, judge.seed, retry=bool(problem)
+                messages,
+                json_schema,
+                schema_name,
+                max_tokens,
+                judge.config.temperature,
+                judge.config.seed,
+                retry=bool(problem),
             )
             async with settings.limiter or contextlib.nullcontext():
                 with judge_call(judge.model_id, step) as span:

@@ -10,14 +10,12 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from troth.errors import ConfigError, JudgeError
-from troth.judges.arguments import check_arguments, check_band
 from troth.judges.base import Backend, Choice, Message, PairScores
 from troth.judges.cache import Memo, cache_key
 from troth.judges.capabilities import Capabilities, StructuredMode
 from troth.judges.completion import completer
-from troth.judges.options import BackendOptions
+from troth.judges.config import JudgeConfig, build_backend
 from troth.judges.parsing import OutputCheckError, parse_json_output
-from troth.judges.registry import check_installed, make_backend, route
 from troth.judges.registry import declared as declared_by
 from troth.judges.retry import RetryPolicy
 from troth.prompts.common import SCHEMA_INSTRUCTION, render
@@ -67,31 +65,26 @@ class Judge:
         second_opinion: Judge | str | None = None,
         uncertain_band: tuple[float, float] | None = None,
     ) -> None:
-        check_arguments(model, timeout, yes_threshold, max_retries, output_retries, max_tokens, max_tokens_limit)
-        check_band(uncertain_band)
-        if isinstance(rate_limit_wait, bool) or not isinstance(rate_limit_wait, (int, float)) or rate_limit_wait < 0:
-            raise ValueError(f"rate_limit_wait must be a number of seconds >= 0, not {rate_limit_wait!r}")
-        provider, name = route(model, base_url) if backend is None else ("custom", model)
-        if backend is None:
-            check_installed(provider)  # a missing extra fails here, before any item runs
-        self._options = BackendOptions(
-            model, provider, name, base_url, api_key, structured_output, timeout, max_retries
+        routed = {"provider": "custom", "name": model} if backend is not None else {}
+        self.config = JudgeConfig(
+            model=model,
+            instructions=instructions,
+            base_url=base_url,
+            api_key=api_key,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            max_tokens_limit=max_tokens_limit,
+            timeout=timeout,
+            max_retries=max_retries,
+            output_retries=output_retries,
+            structured_output=structured_output,
+            seed=seed,
+            rate_limit_wait=rate_limit_wait,
+            yes_threshold=yes_threshold,
+            uncertain_band=uncertain_band,
+            **routed,
         )
         self._backend = backend
-        self.model = model
-        self.instructions = instructions
-        self.base_url = base_url
-        self.temperature = temperature
-        self.timeout = timeout
-        self.max_retries = max_retries
-        self.output_retries = output_retries
-        self.structured_output = structured_output
-        self.seed = seed
-        self.rate_limit_wait = rate_limit_wait
-        self._max_tokens = max_tokens
-        self._max_tokens_limit = max_tokens_limit
-        self._yes_threshold = yes_threshold
-        self._band = uncertain_band
         self.second_opinion = Judge(second_opinion) if isinstance(second_opinion, str) else second_opinion
         if self.second_opinion is not None and not isinstance(self.second_opinion, Judge):
             raise TypeError(f"second_opinion must be a model string or a Judge, not {type(second_opinion).__name__}")
@@ -111,11 +104,20 @@ class Judge:
         extra = f", base_url={self.base_url!r}" if self.base_url else ""
         return f"Judge(model={self.model!r}{extra})"
 
+    @property
+    def model(self) -> str:
+        """The model string as given."""
+        return self.config.model
+
+    @property
+    def base_url(self) -> str | None:
+        return self.config.base_url
+
     # -- the backend and what it can do ------------------------------------------------------
     def backend(self) -> Backend:
         """The backend, built on first use (checks the API key, resolves a local model)."""
         if self._backend is None:
-            self._backend = make_backend(self._options)
+            self._backend = build_backend(self.config)
         return self._backend
 
     @property
@@ -131,26 +133,26 @@ class Judge:
     @property
     def max_tokens(self) -> int:
         """Completion budget of a request: the value given, else the backend's default."""
-        return self._max_tokens or self.capabilities.default_max_tokens
+        return self.config.max_tokens or self.capabilities.default_max_tokens
 
     @property
     def max_tokens_limit(self) -> int:
         """The largest budget a cut-off answer grows to (none under a fixed budget)."""
-        if self._max_tokens_limit is not None:
-            return self._max_tokens_limit
+        if self.config.max_tokens_limit is not None:
+            return self.config.max_tokens_limit
         return self.max_tokens if self.capabilities.fixed_token_budget else max(8192, self.max_tokens)
 
     @property
     def yes_threshold(self) -> float:
         """P(yes) from which a probability-based verdict counts a claim as supported: the value
         given, else the backend's calibrated one."""
-        return self._yes_threshold if self._yes_threshold is not None else self.capabilities.yes_threshold
+        return self.config.yes_threshold if self.config.yes_threshold is not None else self.capabilities.yes_threshold
 
     @property
     def uncertain_band(self) -> tuple[float, float]:
         """P(supported) range ``[low, high)`` in which a pair classifier's verdict is sent to the
         second opinion: the value given, else the verifier's calibrated band."""
-        return self._band or self.capabilities.uncertain_band or (0.5, self.yes_threshold)
+        return self.config.uncertain_band or self.capabilities.uncertain_band or (0.5, self.yes_threshold)
 
     @property
     def can_choose(self) -> bool:
@@ -165,7 +167,7 @@ class Judge:
     @property
     def declared(self) -> Capabilities:
         """What the backend declares it can do, read without building it (no key checked)."""
-        return self._backend.capabilities if self._backend is not None else declared_by(self._options.provider)
+        return self._backend.capabilities if self._backend is not None else declared_by(self.config.provider)
 
     def check_generates(self, scorer_id: str, needs: str) -> None:
         """ConfigError now when the scorer ``scorer_id`` needs written answers (for ``needs``) and
@@ -183,10 +185,10 @@ class Judge:
 
     def retry_policy(self) -> RetryPolicy:
         return RetryPolicy(
-            output_retries=self.output_retries,
+            output_retries=self.config.output_retries,
             max_tokens_limit=self.max_tokens_limit,
             fixed_budget=self.capabilities.fixed_token_budget,
-            rate_limit_wait=self.rate_limit_wait,
+            rate_limit_wait=self.config.rate_limit_wait,
         )
 
     async def aclose(self) -> None:
@@ -272,7 +274,7 @@ class Judge:
 
     def messages(self, prompt: str, *, system: str | None, schema: dict[str, Any], structured: str) -> list[Message]:
         """The chat messages sent for ``prompt`` (schema in the prompt unless the server enforces it)."""
-        system_parts = [p for p in (self.instructions, system) if p]
+        system_parts = [p for p in (self.config.instructions, system) if p]
         user = prompt
         if structured != "json_schema":
             user = prompt + "\n\n" + render(SCHEMA_INSTRUCTION, schema=json.dumps(schema))

@@ -4,7 +4,8 @@ an HTTP provider (:mod:`troth.judges.providers`); each backend module is importe
 Adding a backend: write ``troth/judges/backends/<name>.py`` with ``DECLARED`` (the
 :class:`~troth.judges.capabilities.Capabilities` every model of it has), ``EXTRA`` if it needs
 one (see :mod:`troth.extras`), and a
-``from_options(options)`` function returning a :class:`~troth.judges.base.Backend`, and add one
+``from_options(config)`` function (a :class:`~troth.judges.config.JudgeConfig`) returning a
+:class:`~troth.judges.base.Backend`, and add one
 line to ``IN_PROCESS``.
 """
 
@@ -12,16 +13,11 @@ from __future__ import annotations
 
 import difflib
 import importlib
-from typing import TYPE_CHECKING
 
 from troth.errors import UnknownModelError
 from troth.extras import require
 from troth.judges.capabilities import Capabilities
-from troth.judges.options import BackendOptions
 from troth.judges.providers import PROVIDERS
-
-if TYPE_CHECKING:
-    from troth.judges.base import Backend
 
 IN_PROCESS: dict[str, str] = {
     "verifier": "troth.judges.backends.verifier",  # the offline claim verifier (ONNX), shipped inside troth
@@ -38,11 +34,10 @@ ALIASES: dict[str, str] = {
 HTTP_BACKEND = "troth.judges.backends.openai_compat"
 
 
-def make_backend(options: BackendOptions) -> Backend:
-    """The backend for ``options``: an in-process one by name, else an OpenAI-compatible server."""
-    module = IN_PROCESS.get(options.provider, HTTP_BACKEND)
-    backend: Backend = importlib.import_module(module).from_options(options)
-    return backend
+def backend_module(provider: str) -> str:
+    """The module that builds ``provider``'s backends: an in-process one by name, else the
+    OpenAI-compatible client."""
+    return IN_PROCESS.get(provider, HTTP_BACKEND)
 
 
 def declared(provider: str) -> Capabilities:

@@ -25,7 +25,7 @@ from troth.judges.backends.llama_process import (
 from troth.judges.backends.llama_worker import GRAMMAR_MAX_LENGTH, grammar_schema
 from troth.judges.base import BackendBase, Choice, Completion, CompletionRequest, Message
 from troth.judges.capabilities import Capabilities
-from troth.judges.options import BackendOptions
+from troth.judges.config import JudgeConfig
 from troth.values import FREE
 
 __all__ = ["DECLARED", "DEFAULT_N_CTX", "EXTRA", "GRAMMAR_MAX_LENGTH", "MAX_TOKENS", "LlamaBackend", "grammar_schema"]
@@ -90,6 +90,6 @@ class LlamaBackend(BackendBase):
         return answer
 
 
-def from_options(options: BackendOptions) -> LlamaBackend:
+def from_options(options: JudgeConfig) -> LlamaBackend:
     """``llm`` or ``llm/<name or path.gguf>``; the model is resolved now (cheap) and loaded at the first call."""
     return LlamaBackend.for_model(options.name or None)

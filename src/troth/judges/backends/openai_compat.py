@@ -19,7 +19,7 @@ import openai
 from troth.errors import JudgeConnectionError, JudgeResponseError, MissingAPIKeyError
 from troth.judges.base import BackendBase, Completion, CompletionRequest
 from troth.judges.capabilities import Capabilities, StructuredMode
-from troth.judges.options import BackendOptions
+from troth.judges.config import JudgeConfig
 from troth.judges.providers import PROVIDERS
 from troth.judges.waits import WAIT_BUDGET, WaitBudget, over_budget, retry_after
 from troth.redaction import contains_secret, remember
@@ -192,21 +192,21 @@ def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def http_endpoint(options: BackendOptions) -> tuple[str, str, StructuredMode, str]:
+def http_endpoint(options: JudgeConfig) -> tuple[str, str, StructuredMode, str]:
     """Base URL, API key, structured mode and token parameter of an HTTP judge (checks the key)."""
     if options.provider == "custom":
         key = options.api_key or os.environ.get("TROTH_API_KEY") or "not-needed"
-        return str(options.base_url), key, options.structured or "json_schema", "max_tokens"
+        return str(options.base_url), key, options.structured_output or "json_schema", "max_tokens"
     spec = PROVIDERS[options.provider]
     key = options.api_key or (os.environ.get(spec.env_var) if spec.env_var else None) or ""
     if not key:
         if spec.key_required and spec.env_var:
             raise MissingAPIKeyError(spec.name, spec.env_var)
         key = "not-needed"
-    return spec.base_url, key, options.structured or spec.structured, spec.token_param
+    return spec.base_url, key, options.structured_output or spec.structured, spec.token_param
 
 
-def from_options(options: BackendOptions) -> OpenAICompatBackend:
+def from_options(options: JudgeConfig) -> OpenAICompatBackend:
     """The backend for a ``"provider/model"`` string or a custom base URL (checks the API key)."""
     base_url, api_key, structured, token_param = http_endpoint(options)
     return OpenAICompatBackend(

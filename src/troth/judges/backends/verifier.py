@@ -24,7 +24,7 @@ from troth.errors import ModelLoadError, ModelNotFoundError
 from troth.extras import install_command, load
 from troth.judges.base import BackendBase, PairScores
 from troth.judges.capabilities import Capabilities, ClaimHead
-from troth.judges.options import BackendOptions
+from troth.judges.config import JudgeConfig
 from troth.text.overlap import apply_head, features
 from troth.values import FREE
 
@@ -187,7 +187,7 @@ def claim_head(card: dict[str, Any]) -> ClaimHead | None:
     return ClaimHead(tuple(stack["features"]), tuple(float(w) for w in stack["weights"]), float(stack["bias"]))
 
 
-def from_options(options: BackendOptions) -> VerifierBackend:
+def from_options(options: JudgeConfig) -> VerifierBackend:
     """``verifier`` or ``verifier/<packaged name or folder>`` (``local`` is an alias); the model
     loads at the first call."""
     return VerifierBackend(find_verifier(options.name or None))
