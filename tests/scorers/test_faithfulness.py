@@ -356,7 +356,7 @@ async def test_sync_run_inside_event_loop(server: FakeOpenAIServer, judge: Judge
         ({"output": 42}, TypeError, "output must be a string"),
         ({"output": None}, TypeError, "output is required"),
         ({"output": "a", "context": [1]}, TypeError, r"context\[0\] must be a string"),
-        ({"output": "a", "context": {"a": 1}}, TypeError, "context must be a list"),
+        ({"output": "a", "context": {"a": 1}}, TypeError, "context must be a string or a list"),
         ({"output": "a", "input": 3}, TypeError, "input must be"),
         ({"output": "a", "run_id": 5}, TypeError, "run_id"),
     ],

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from troth.evals.otlp import read_otlp
+from troth.scorers.inputs import validate_context
 from troth.textfiles import read_text
 
 ITEM_FIELDS = {"id", "input", "output", "context", "ground_truth", "metadata"}
@@ -62,11 +63,7 @@ def check_row(row: Any, where: str, *, default_id: str | None = None) -> dict[st
         item["id"] = default_id
     else:
         raise ValueError(f"{where} has no 'id'")
-    context = item["context"]
-    if isinstance(context, str):
-        item["context"] = [context]
-    elif context is not None and not (isinstance(context, list) and all(isinstance(c, str) for c in context)):
-        raise TypeError(f"{where}: 'context' must be a string or a list of strings, not {type(context).__name__}")
+    item["context"] = validate_context(item["context"], f"{where}: 'context'")
     if item["metadata"] is not None and not isinstance(item["metadata"], Mapping):
         raise TypeError(f"{where}: 'metadata' must be an object, not {type(item['metadata']).__name__}")
     item["metadata"] = dict(item["metadata"] or {})

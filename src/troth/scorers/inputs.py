@@ -39,7 +39,7 @@ def validate_context(context: object, name: str = "context") -> list[str] | None
     if isinstance(context, str):
         return [context]
     if not isinstance(context, (list, tuple)):
-        raise TypeError(f"{name} must be a list of strings, not {type(context).__name__}")
+        raise TypeError(f"{name} must be a string or a list of strings, not {type(context).__name__}")
     for i, segment in enumerate(context):
         if not isinstance(segment, str):
             raise TypeError(f"{name}[{i}] must be a string, not {type(segment).__name__}")
