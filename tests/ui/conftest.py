@@ -4,7 +4,7 @@ an item whose text is markup."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,24 +17,24 @@ from troth.store.base import RunRecord, now
 HOSTILE = '<script>document.title="owned"</script><img src=x onerror="document.title=\'owned\'">'
 
 
-@pytest.fixture(scope="module")
-def ui_store(two_evals: Path) -> Path:  # noqa: F811
-    store = SQLiteStore(two_evals)
+def add_hostile_and_live(path: Path, live_scores: Sequence[float], **hostile: Any) -> None:
+    """Into the store at ``path``: a run whose every stored text is markup (evaluation
+    ``hostile-eval``, run ``hostile``; ``hostile`` adds fields), and live runs scoring ``live_scores``."""
+    store = SQLiteStore(path)
+    texts = {"item_id": HOSTILE, "input": HOSTILE, "output": HOSTILE, "reason": HOSTILE}
     store.save_run(
         RunRecord(
             run_id="hostile",
             scorer_id="faithfulness",
             eval_id="hostile-eval",
-            item_id=HOSTILE,
-            input=HOSTILE,
-            output=HOSTILE,
-            reason=HOSTILE,
             score=0.0,
             finished_at=now(),
             created_at=now(),
+            **texts,
+            **hostile,
         )
     )
-    for i, score in enumerate((1.0, 0.5, 0.0, 1.0)):
+    for i, score in enumerate(live_scores):
         store.save_run(
             RunRecord(
                 run_id=f"live-{i}",
@@ -50,6 +50,11 @@ def ui_store(two_evals: Path) -> Path:  # noqa: F811
             )
         )
     store.close()
+
+
+@pytest.fixture(scope="module")
+def ui_store(two_evals: Path) -> Path:  # noqa: F811
+    add_hostile_and_live(two_evals, (1.0, 0.5, 0.0, 1.0))
     return two_evals
 
 

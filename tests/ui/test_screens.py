@@ -16,9 +16,7 @@ import pytest
 
 from tests.compare.conftest import CONTEXT, GOOD, WORSE, items, run
 from tests.report.test_page import FLAGS, need_chromium
-from tests.ui.conftest import HOSTILE, get, need_ui
-from troth.store import SQLiteStore
-from troth.store.base import RunRecord, now
+from tests.ui.conftest import add_hostile_and_live, get, need_ui
 
 EDITED = 5  # answers that changed a fact in B
 WIDTHS = (1280, 390)
@@ -37,37 +35,7 @@ def screens(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     ]
     run(GOOD, db, "base", base)
     run(WORSE, db, "edited", edited)
-    store = SQLiteStore(db)
-    store.save_run(
-        RunRecord(
-            run_id="hostile",
-            scorer_id="faithfulness",
-            eval_id="hostile-eval",
-            item_id=HOSTILE,
-            input=HOSTILE,
-            output=HOSTILE,
-            reason=HOSTILE,
-            score=0.0,
-            context=CONTEXT,
-            finished_at=now(),
-            created_at=now(),
-        )
-    )
-    store.save_run(
-        RunRecord(
-            run_id="live-0",
-            scorer_id="faithfulness",
-            source="live",
-            trace_id="t0",
-            input="q",
-            output="answer",
-            score=0.5,
-            reason="live reason",
-            finished_at=now(),
-            created_at=now(),
-        )
-    )
-    store.close()
+    add_hostile_and_live(db, (0.5,), context=CONTEXT)
     with serving(db) as served:
         yield served
 

@@ -67,7 +67,7 @@ def compare(
         typer.echo(json.dumps(found, ensure_ascii=False, default=str))
     else:
         headline(comparison, console, None if fail_if_worse is None else not failed)
-        (tables if wide else show)(comparison, console, limit)
+        show(comparison, console, limit, wide)
     if report is not None:
         console.print(f"report: {safe(str(written))}", highlight=False)
     for line in failed:
@@ -90,20 +90,24 @@ def headline(c: Comparison, console: Console, passed: bool | None) -> None:
         console.print("gate: passed" if passed else "[red]gate: failed[/red]", highlight=False)
 
 
-def show(c: Comparison, console: Console, limit: int) -> None:
-    """The scorers' statistics, the notes, the worst items and their changed claims, packed into
-    the terminal's width: no id or header is cut."""
+def show(c: Comparison, console: Console, limit: int, wide: bool = False) -> None:
+    """The scorers' statistics, the notes, the worst items and their changed claims: packed into
+    the terminal's width (no id or header is cut), or as full tables under ``--wide``."""
+    (_scorer_table if wide else _scorer_fields)(c, console)
+    for note in c.notes:
+        console.print(f"[yellow]note:[/yellow] {safe(note)}", highlight=False)
+    (_item_table if wide else _items)(c, console, limit)
+    _claim_changes(c, console, limit)
+    if c.only_a or c.only_b:
+        console.print(f"in A only: {len(c.only_a)}; in B only: {len(c.only_b)}", highlight=False)
+
+
+def _scorer_fields(c: Comparison, console: Console) -> None:
     width = console.width
     show_lines(console, pack([field("B", c.b, "bold"), field("against A", c.a, "bold")], width))
     for sid, s in c.scorers.items():
         console.print(Text(sid, style="bold"), soft_wrap=True)
         show_lines(console, pack(_stats_fields(s), width, indent=2))
-    for note in c.notes:
-        console.print(f"[yellow]note:[/yellow] {safe(note)}", highlight=False)
-    _items(c, console, limit)
-    _claim_changes(c, console, limit)
-    if c.only_a or c.only_b:
-        console.print(f"in A only: {len(c.only_a)}; in B only: {len(c.only_b)}", highlight=False)
 
 
 def _stats_fields(s: ScorerComparison) -> list[Text]:
@@ -168,8 +172,7 @@ def _claim_changes(c: Comparison, console: Console, limit: int) -> None:
         console.print(f"... {total - shown} more claim changes: --limit N, or --json", style="dim", highlight=False)
 
 
-def tables(c: Comparison, console: Console, limit: int) -> None:
-    """``--wide``: the scorers' table, the notes, the worst items and their changed claims."""
+def _scorer_table(c: Comparison, console: Console) -> None:
     table = Table(title=f"{safe(c.b)} against {safe(c.a)}")
     for col in ("scorer", "items", "mean A", "mean B", "B - A", "95% CI", "p", "failed A / B"):
         table.add_column(col)
@@ -189,8 +192,9 @@ def tables(c: Comparison, console: Console, limit: int) -> None:
         )
         table.add_row(safe(sid), *cells, f"{s.failed_a} / {s.failed_b}")
     console.print(table)
-    for note in c.notes:
-        console.print(f"[yellow]note:[/yellow] {safe(note)}", highlight=False)
+
+
+def _item_table(c: Comparison, console: Console, limit: int) -> None:
     items = Table(title="items, worst first")
     for col in ("item", "scorer", "A", "B", "change", "claims changed"):
         items.add_column(col)
@@ -198,9 +202,6 @@ def tables(c: Comparison, console: Console, limit: int) -> None:
         score = ["-" if x is None else f"{x:g}" for x in (d.score_a, d.score_b)]
         items.add_row(safe(d.item_id), safe(d.scorer_id), *score, d.status, str(len(d.changes)))
     console.print(items)
-    _claim_changes(c, console, limit)
-    if c.only_a or c.only_b:
-        console.print(f"in A only: {len(c.only_a)}; in B only: {len(c.only_b)}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

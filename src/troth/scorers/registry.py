@@ -41,11 +41,12 @@ def known() -> dict[str, str]:
 
 def factory(name: str) -> Factory:
     """The factory of scorer ``name``; ConfigError naming the known scorers for an unknown one."""
-    where = known().get(name)
+    names = known()  # entry points read once
+    where = names.get(name)
     if where is None:
-        close = difflib.get_close_matches(name, known(), n=1)
+        close = difflib.get_close_matches(name, names, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise ConfigError(f"unknown scorer {name!r}{hint}; known: {', '.join(sorted(known()))}")
+        raise ConfigError(f"unknown scorer {name!r}{hint}; known: {', '.join(sorted(names))}")
     module, _, attribute = where.partition(":")
     try:
         found = getattr(importlib.import_module(module), attribute)
