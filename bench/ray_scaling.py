@@ -39,6 +39,7 @@ from troth.engines.base import EvalJob
 from troth.engines.item import Outcome
 from troth.engines.ray import Collector
 from troth.evals.entries import ScorerEntry
+from troth.evals.item import Item
 from troth.evals.records import to_record
 from troth.scorers.base import Scorer
 from troth.store import ParquetStore, SQLiteStore
@@ -139,14 +140,7 @@ def ingest(n: int, tmp: Path) -> dict[str, float]:
     result = scorer.run("q", "Paris is big. Rome is small.", context=["Paris is big."])
     blobs = []
     for i in range(n):
-        item: dict[str, Any] = {
-            "id": str(i),
-            "input": "q",
-            "output": "Paris is big. Rome is small.",
-            "context": ["Paris is big."],
-            "ground_truth": None,
-            "metadata": {},
-        }
+        item = Item(str(i), "q", "Paris is big. Rome is small.", ["Paris is big."])
         record = to_record("e", item, scorer, result, None, now())
         blobs.append(pickle.dumps(Outcome(item, {scorer.id: result}, [record])))
     out = {}

@@ -28,7 +28,7 @@ from troth.errors import (
     TrothError,
     UnknownModelError,
 )
-from troth.evals import EvalResult, EvalSummary, ItemError, ItemResult, ScorerEntry
+from troth.evals import EvalResult, EvalSummary, Item, ItemError, ItemResult, ScorerEntry
 from troth.judges import Judge
 from troth.live import Budget, Monitor, MonitorStats, Sampling
 from troth.prices import set_prices
@@ -64,6 +64,7 @@ __all__ = [
     "InvalidTraceError",
     "InvalidTranscriptError",
     "ItemError",
+    "Item",
     "ItemResult",
     "Judge",
     "JudgeBrokenError",

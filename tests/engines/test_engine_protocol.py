@@ -8,17 +8,17 @@ from typing import Any
 
 from troth import EvalJob, ItemResult, create_faithfulness_scorer, run_evals
 from troth.engines.item import save_outcome, score_item
-from troth.evals.dataset import check_target, load_items
+from troth.evals.dataset import Item, check_target, load_items
 from troth.store import SQLiteStore
 
 
 class OneByOne:
     """Items scored one after another, newest id first (an engine in a dozen lines)."""
 
-    def source(self, data: Any, target: Any) -> list[dict[str, Any]]:
+    def source(self, data: Any, target: Any) -> list[Item]:
         items = load_items(data)
         check_target(items, target)
-        return sorted(items, key=lambda it: it["id"], reverse=True)
+        return sorted(items, key=lambda it: it.id, reverse=True)
 
     async def run(self, job: EvalJob) -> list[ItemResult]:
         results = []

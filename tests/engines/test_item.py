@@ -10,6 +10,7 @@ import pytest
 
 from troth import create_faithfulness_scorer, create_hallucination_scorer
 from troth.engines.item import Outcome, save_outcome, score_item
+from troth.evals.item import Item
 from troth.store.base import RunRecord
 from troth.text import transcripts
 
@@ -20,8 +21,8 @@ TRANSCRIPT = [
 ]
 
 
-def item(**fields: Any) -> dict[str, Any]:
-    return {"id": "a", "input": "q", "output": None, "context": None, "ground_truth": None, "metadata": {}, **fields}
+def item(**fields: Any) -> Item:
+    return Item("a", "q", **fields)
 
 
 def test_a_transcript_is_read_once_for_every_scorer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -31,7 +32,7 @@ def test_a_transcript_is_read_once_for_every_scorer(monkeypatch: pytest.MonkeyPa
     scorers = [create_faithfulness_scorer("local"), create_hallucination_scorer("local")]
     outcome = asyncio.run(score_item(item(output=TRANSCRIPT), scorers, eval_id="e"))
     assert len(reads) == 1 and outcome.errors == {}
-    assert outcome.item["context"] == ["The bridge opened in 1932."]
+    assert outcome.item.context == ["The bridge opened in 1932."]
     assert outcome.results["faithfulness"].score == 1.0 and outcome.results["hallucination"].score == 0.0
     assert [r.context for r in outcome.records] == [["The bridge opened in 1932."]] * 2
 

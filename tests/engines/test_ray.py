@@ -250,15 +250,14 @@ def test_the_driver_keeps_an_item_once_and_fails_a_second_item_with_its_id() -> 
     from troth.engines.item import Outcome
     from troth.engines.ray import Collector
     from troth.evals.entries import ScorerEntry
+    from troth.evals.item import Item
 
     entry = ScorerEntry(create_faithfulness_scorer(Judge("fake", base_url="http://127.0.0.1:9", api_key="k")))
     job = EvalJob(None, [entry], None, None, None, "e", 1, None, quiet=True)
     collector = Collector(job, {}, None)
 
     def outcome(output: str, context: list[str]) -> Outcome:
-        return Outcome(
-            {"id": "a", "input": "q", "output": output, "context": context, "ground_truth": None, "metadata": {}}
-        )
+        return Outcome(Item("a", "q", output, context))
 
     async def take_in() -> None:
         await collector.add(outcome("x", ["c"]))

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from troth.evals.dataset import ITEM_FIELDS, check_row, load_items
+from troth.evals.dataset import ITEM_FIELDS, Item, check_row, load_items
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -28,8 +28,9 @@ def test_any_row_is_an_item_or_an_error_naming_it(rows: list[Any]) -> None:
         assert str(exc).startswith("data row "), str(exc)
         return
     for item in items:
-        assert set(item) == ITEM_FIELDS and isinstance(item["id"], str) and isinstance(item["metadata"], dict)
-        assert item["context"] is None or isinstance(item["context"], list)
+        assert isinstance(item, Item) and isinstance(item.id, str) and isinstance(item.metadata, dict)
+        assert item.context is None or isinstance(item.context, list)
+        assert {f for f in ITEM_FIELDS if hasattr(item, f)} == ITEM_FIELDS
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from troth import InvalidTraceError
-from troth.evals.dataset import load_items
+from troth.evals.dataset import Item, load_items
 from troth.store import SQLiteStore
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"
@@ -63,7 +63,7 @@ def write(tmp_path: Path, *requests: Any, name: str = "traces.jsonl") -> Path:
     return path
 
 
-def read(path: Path, seconds: float = 10.0) -> list[dict[str, Any]]:
+def read(path: Path, seconds: float = 10.0) -> list[Item]:
     """The items of a file, read in a thread that must end within ``seconds`` (a hang fails)."""
     found: list[Any] = []
     worker = threading.Thread(target=lambda: found.append(_load(path)), daemon=True)
@@ -82,8 +82,8 @@ def _load(path: Path) -> Any:
         return exc
 
 
-def errors(items: list[dict[str, Any]]) -> dict[str, str]:
-    return {i["id"]: i["error"]["message"] for i in items if i.get("error")}
+def errors(items: list[Item]) -> dict[str, str]:
+    return {i.id: i.error.message for i in items if i.error}
 
 
 def test_a_parent_cycle_fails_its_spans_with_their_ids_and_troth_eval_ends(tmp_path: Path) -> None:
@@ -94,8 +94,8 @@ def test_a_parent_cycle_fails_its_spans_with_their_ids_and_troth_eval_ends(tmp_p
     assert set(failed) == {f"{TRACE}/{span_id(n)}" for n in (0, 1, 2)}
     assert all("its own ancestor" in m and ":1 span" in m for m in failed.values())
     assert span_id(0) in failed[f"{TRACE}/{span_id(0)}"]
-    (ok,) = [i for i in items if not i.get("error")]
-    assert ok["output"] == ANSWER and ok["context"] == [CONTEXT]
+    (ok,) = [i for i in items if i.error is None]
+    assert ok.output == ANSWER and ok.context == [CONTEXT]
     db = tmp_path / "s.db"
     argv = [sys.executable, "-m", "troth", "eval", str(path), "--store", str(db), "--eval-id", "cyc", "-q"]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "300"})
@@ -112,8 +112,8 @@ def test_a_self_parent_and_a_long_chain_raise_no_recursion_error(tmp_path: Path)
     items = read(write(tmp_path, export([span(9999, 9999), *chain])))
     assert errors(items) == {f"{TRACE}/{span_id(9999)}": errors(items)[f"{TRACE}/{span_id(9999)}"]}
     assert "its own ancestor" in errors(items)[f"{TRACE}/{span_id(9999)}"]
-    (agent,) = [i for i in items if not i.get("error")]  # the 1,500 LLM calls are inside the agent run
-    assert agent["metadata"]["operation"] == "invoke_agent" and agent["context"] == [CONTEXT]
+    (agent,) = [i for i in items if i.error is None]  # the 1,500 LLM calls are inside the agent run
+    assert agent.metadata["operation"] == "invoke_agent" and agent.context == [CONTEXT]
 
 
 def test_an_orphan_llm_call_fails_naming_its_missing_parent(tmp_path: Path) -> None:
@@ -122,7 +122,7 @@ def test_an_orphan_llm_call_fails_naming_its_missing_parent(tmp_path: Path) -> N
         f"{TRACE}/{span_id(0)}": f"{tmp_path / 'traces.jsonl'}:1 span 1: span 's0' ({span_id(0)}): its parent span "
         f"{span_id(77)} is not in the file, so whether it ran inside an agent run is unknown"
     }
-    assert [i["metadata"]["span_id"] for i in items if not i.get("error")] == [span_id(1)]
+    assert [i.metadata["span_id"] for i in items if i.error is None] == [span_id(1)]
 
 
 def test_wrong_shapes_fail_only_their_part_naming_file_line_and_span(tmp_path: Path) -> None:
@@ -138,7 +138,7 @@ def test_wrong_shapes_fail_only_their_part_naming_file_line_and_span(tmp_path: P
     messages = f"{path}:2 span 3: span 's2' ({span_id(2)}): gen_ai.input.messages must be"
     assert failed[f"{TRACE}/{span_id(2)}"].startswith(messages)
     assert failed[f"{path}:2 span 4"] == f"{path}:2 span 4: a span must be an object, not str"
-    assert [i["output"] for i in items if not i.get("error")] == [ANSWER]
+    assert [i.output for i in items if i.error is None] == [ANSWER]
 
 
 def test_a_duplicated_span_id_fails_only_those_spans(tmp_path: Path) -> None:
@@ -146,7 +146,7 @@ def test_a_duplicated_span_id_fails_only_those_spans(tmp_path: Path) -> None:
     items = read(path)
     assert sorted(errors(items)) == [f"{path}:1 span 2", f"{path}:1 span 3"]
     assert all(f"span id {span_id(1)} appears 2 times" in m for m in errors(items).values())
-    assert [i["metadata"]["span_id"] for i in items if not i.get("error")] == [span_id(0)]
+    assert [i.metadata["span_id"] for i in items if i.error is None] == [span_id(0)]
 
 
 def test_the_format_is_told_by_parsing_not_by_the_first_4_kb(tmp_path: Path) -> None:
@@ -154,7 +154,7 @@ def test_the_format_is_told_by_parsing_not_by_the_first_4_kb(tmp_path: Path) -> 
     path = tmp_path / "late.json"
     path.write_text(json.dumps(request, indent=2), encoding="utf-8")
     (item,) = read(path)
-    assert item["output"] == ANSWER and item["metadata"]["span_id"] == span_id(0)
+    assert item.output == ANSWER and item.metadata["span_id"] == span_id(0)
 
 
 def test_deeply_nested_json_is_refused_naming_the_file_and_depth(tmp_path: Path) -> None:
@@ -211,18 +211,18 @@ def test_any_span_forest_ends_with_every_span_an_item_or_failed_with_its_id(tmp_
     except InvalidTraceError as exc:  # nothing to read at all: said so, naming the file
         assert str(path) in str(exc)
         return
-    seen = {i["metadata"].get("span_id") for i in items}
+    seen = {i.metadata.get("span_id") for i in items}
     for n, raw in enumerate(raws):
         at = f"{path}:1 span {n + 1}"
-        if any(i["id"] == at for i in items):
+        if any(i.id == at for i in items):
             continue  # this span could not be read: failed, named by its place
         ops = [a["value"]["stringValue"] for a in raw["attributes"] if a["key"] == "gen_ai.operation.name"]
         if ops and ops[0] == "invoke_agent":
             assert span_id(n) in seen, f"agent run {n} neither scored nor failed"
     for item in items:
-        if item.get("error"):
-            message = item["error"]["message"]
+        if item.error is not None:
+            message = item.error.message
             assert message.startswith(f"{path}:1"), message
-            assert item["metadata"].get("span_id", "") in message
+            assert item.metadata.get("span_id", "") in message
         else:
-            assert item["output"] == ANSWER
+            assert item.output == ANSWER

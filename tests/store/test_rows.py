@@ -8,6 +8,7 @@ import sqlite3
 from contextlib import closing
 from pathlib import Path
 
+from troth.evals.item import Item
 from troth.evals.records import result_from_record, to_record
 from troth.scorers.base import create_scorer
 from troth.store import SQLiteStore
@@ -35,7 +36,7 @@ def result() -> ScoreResult:
 
 
 def test_verdicts_are_stored_once_and_read_back_typed(tmp_path: Path) -> None:
-    item = {"id": "i1", "input": "q", "output": "It opened in 1932. It is red.", "context": ["It opened in 1932."]}
+    item = Item("i1", "q", "It opened in 1932. It is red.", ["It opened in 1932."])
     record = to_record("e1", item, create_scorer(id="faithfulness"), result(), None, "2026-12-05T00:00:00+00:00")
     assert record.verdicts == VERDICTS
     store = SQLiteStore(tmp_path / "s.db")
@@ -64,7 +65,7 @@ def test_a_custom_scorer_result_keeps_its_own_analyze_result(tmp_path: Path) -> 
         reason=None,
         generate_reason_prompt=None,
     )
-    item = {"id": "i", "input": None, "output": "x", "context": None}
+    item = Item("i", None, "x")
     record = to_record("e1", item, create_scorer(id="politeness"), custom, None, "2026-12-05T00:00:00+00:00")
     assert record.verdicts is None
     assert result_from_record(record).analyze_step_result == {"tone": "kind"}

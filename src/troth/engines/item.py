@@ -23,6 +23,7 @@ from troth.engines.targets import call_target, normalise_output
 from troth.errors import InvalidTranscriptError, ScorerRunError, TrothError
 from troth.evals.entries import ScorerEntry
 from troth.evals.eval_result import ItemError, ItemResult, OnItemComplete
+from troth.evals.item import Item
 from troth.evals.records import to_record
 from troth.redaction import redact
 from troth.scorers.base import Scorer
@@ -38,7 +39,7 @@ class Outcome:
     records to store, the errors by scorer id (or ``target``, ``store``, ``item``, ``data``), the
     ids of the scorers skipped as done already, and what the target returned."""
 
-    item: dict[str, Any]
+    item: Item
     results: dict[str, ScoreResult] = field(default_factory=dict)
     records: list[RunRecord] = field(default_factory=list)
     errors: dict[str, ItemError] = field(default_factory=dict)
@@ -51,12 +52,12 @@ class Outcome:
         """The item as ``run_evals`` returns it, with the results of earlier runs added."""
         it = self.item
         return ItemResult(
-            it["id"],
-            it["input"],
-            it["output"],
-            it["context"],
-            it.get("ground_truth"),
-            it.get("metadata") or {},
+            it.id,
+            it.input,
+            it.output,
+            it.context,
+            it.ground_truth,
+            dict(it.metadata),
             results={**(resumed or {}), **self.results},
             errors=dict(self.errors),
             resumed=bool(self.resumed),
@@ -65,7 +66,7 @@ class Outcome:
 
 
 async def score_item(
-    item: dict[str, Any],
+    item: Item,
     scorers: Sequence[Scorer],
     *,
     target: Any = None,
@@ -74,25 +75,25 @@ async def score_item(
     source: str = "eval",
     trace_id: str | None = None,
 ) -> Outcome:
-    """Score ``item`` (a checked item: ``id``, ``input``, ``output``, ``context``, ...) with
-    ``scorers``; with no scorers to run, the target is not called. Never raises."""
-    outcome = Outcome(dict(item), hashes=input_hashes(item, scorers))
-    trace_id = trace_id or (item.get("metadata") or {}).get("trace_id")
-    if item.get("error"):  # a row its reader could not make: failed as data, the run goes on
-        outcome.errors["data"] = ItemError(item["error"]["type"], redact(item["error"]["message"]), "data")
+    """Score ``item`` with ``scorers``; with no scorers to run, the target is not called.
+    Never raises."""
+    outcome = Outcome(item, hashes=input_hashes(item, scorers))
+    trace_id = trace_id or item.metadata.get("trace_id")
+    if item.error is not None:  # a row its reader could not make: failed as data, the run goes on
+        outcome.errors["data"] = ItemError(item.error.type, redact(item.error.message), "data")
         _failed_records(outcome, scorers, outcome.errors["data"], eval_id, keep_records, source, trace_id)
         return outcome
     try:
-        if scorers and outcome.item["output"] is None and not await _run_target(target, outcome):
+        if scorers and item.output is None and not await _run_target(target, outcome):
             _failed_records(outcome, scorers, outcome.errors["target"], eval_id, keep_records, source, trace_id)
             return outcome
         transcript = _transcript(outcome)
-        if outcome.item["context"] is None and transcript is not None:
-            outcome.item["context"] = transcript.tool_results or None
+        if item.context is None and transcript is not None:
+            outcome.item = outcome.item.but(context=transcript.tool_results or None)
         if isinstance(outcome.target_output, AgentRun):
             trace_id = outcome.target_output.run_id or trace_id
         scored = _Scoring(outcome, transcript, eval_id, keep_records, source, trace_id)
-        await asyncio.gather(*(scored.run(scorer, item["context"]) for scorer in scorers))
+        await asyncio.gather(*(scored.run(scorer, item.context) for scorer in scorers))
     except Exception as exc:  # a failure of this item's own handling: kept on the item
         outcome.errors["item"] = item_error(exc)
     return outcome
@@ -131,9 +132,9 @@ def _transcript(outcome: Outcome) -> Transcript | None:
     """The item's output read once as a transcript: a chat transcript, or an agent's run (its
     answer and what its tools returned); None for a plain answer, or one no scorer can read
     (each scorer then fails on it, named, and is stored as failed)."""
-    run, output = outcome.target_output, outcome.item["output"]
+    run, output = outcome.target_output, outcome.item.output
     if isinstance(run, AgentRun):
-        return Transcript([], run.output, str(outcome.item["input"] or ""), run.context)
+        return Transcript([], run.output, str(outcome.item.input or ""), run.context)
     try:
         return Transcript.read(output) if is_messages(output) else None
     except InvalidTranscriptError:
@@ -144,11 +145,11 @@ async def _run_target(target: Any, outcome: Outcome) -> bool:
     """The target's answer put on the outcome's item (an agent's run kept in its metadata);
     False (and the error kept) when it failed."""
     try:
-        outcome.target_output = await call_target(target, outcome.item["input"])
-        outcome.item["output"] = normalise_output(outcome.target_output)
+        outcome.target_output = await call_target(target, outcome.item.input)
+        outcome.item = outcome.item.but(output=normalise_output(outcome.target_output))
         run = outcome.target_output
         if isinstance(run, AgentRun):
-            outcome.item["metadata"] = {**(outcome.item.get("metadata") or {}), "agent": run.summary()}
+            outcome.item = outcome.item.but(metadata={**outcome.item.metadata, "agent": run.summary()})
     except Exception as exc:  # user code: the item fails, the run goes on
         outcome.errors["target"] = item_error(exc, "target")
         return False
@@ -171,13 +172,13 @@ class _Scoring:
         started, clock = now(), time.perf_counter()
         result, error = None, None
         try:
-            output = self.transcript or item["output"]
+            output = self.transcript or item.output
             result = await scorer.arun(
-                item["input"],
+                item.input,
                 output,
                 context=context,
-                ground_truth=item.get("ground_truth"),
-                metadata=item.get("metadata"),
+                ground_truth=item.ground_truth,
+                metadata=dict(item.metadata),
             )
             self.outcome.results[scorer.id] = result
         except Exception as exc:  # user steps and context functions may raise anything
@@ -210,7 +211,7 @@ def evaluations_of(outcome: Outcome, entries: Sequence[ScorerEntry], scored: Seq
         return []
     thresholds = {e.scorer.id: e.threshold for e in entries}
     ids = [s.id for s in scored]
-    return telemetry.evaluations(outcome.results, outcome.errors, ids, thresholds, outcome.item.get("metadata"))
+    return telemetry.evaluations(outcome.results, outcome.errors, ids, thresholds, dict(outcome.item.metadata))
 
 
 def save_outcome(store: Store, outcome: Outcome) -> None:

@@ -17,6 +17,7 @@ from troth.engines.resume import Done, check_resume, split_done, stored_hashes
 from troth.engines.targets import check_runnable
 from troth.evals.dataset import check_target, load_items
 from troth.evals.eval_result import ItemResult
+from troth.evals.item import Item
 from troth.evals.progress import Progress
 from troth.evals.records import result_from_record
 from troth.judges.run_settings import RUN_SETTINGS, RunSettings
@@ -30,14 +31,14 @@ log = logging.getLogger(__name__)
 class LocalEngine:
     """Score in this process (what ``run_evals`` does when no engine is given)."""
 
-    def source(self, data: Any, target: Any) -> list[dict[str, Any]]:
+    def source(self, data: Any, target: Any) -> list[Item]:
         items = load_items(data)
         check_target(items, target)
         check_runnable(target)
         return items
 
     async def run(self, job: EvalJob) -> list[ItemResult]:
-        items: list[dict[str, Any]] = job.data
+        items: list[Item] = job.data
         cache = BestEffortCache(job.store) if job.cache and job.store is not None else None
         pacer = LocalPacer(job.rate_limit) if job.rate_limit is not None else None
         progress = Progress(len(items), job.quiet)
@@ -56,7 +57,7 @@ class LocalEngine:
     async def _item(
         self,
         job: EvalJob,
-        item: dict[str, Any],
+        item: Item,
         stored: tuple[dict[tuple[str, str], RunRecord], Done],
         gate: asyncio.Semaphore,
         progress: Progress,
@@ -64,7 +65,7 @@ class LocalEngine:
         done, hashes = stored
         async with gate:
             todo, resumed, changed = split_done(job.entries, item, hashes)
-            with telemetry.item_span(job.eval_id, item["id"]):
+            with telemetry.item_span(job.eval_id, item.id):
                 outcome = await score_item(
                     item, todo, target=job.target, eval_id=job.eval_id, keep_records=job.store is not None
                 )
@@ -72,7 +73,7 @@ class LocalEngine:
             outcome.resumed, outcome.rescored = resumed, changed
             if job.store is not None:
                 save_outcome(job.store, outcome)
-            res = outcome.item_result({sid: result_from_record(done[(item["id"], sid)]) for sid in outcome.resumed})
+            res = outcome.item_result({sid: result_from_record(done[(item.id, sid)]) for sid in outcome.resumed})
             progress.advance(res)
             await item_complete(job.on_item_complete, res, outcome)
             return res

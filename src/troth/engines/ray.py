@@ -27,6 +27,7 @@ from troth.engines.worker import JSONL, ROWS, TABLE, ScoreWorker, WorkerSpec
 from troth.errors import ConfigError
 from troth.evals.dataset import check_target, load_items
 from troth.evals.eval_result import ItemError, ItemResult
+from troth.evals.item import Item
 from troth.evals.progress import Progress
 from troth.evals.records import result_from_record
 from troth.extras import load, require
@@ -127,7 +128,7 @@ class Source:
 
     kind: str  # worker.JSONL, worker.TABLE or worker.ROWS
     path: str | None = None
-    items: list[dict[str, Any]] | None = None
+    items: list[Item] | None = None
 
     @classmethod
     def of(cls, data: Any, target: Any) -> Source:
@@ -189,11 +190,11 @@ class Collector:
 
     async def add(self, outcome: Outcome) -> None:
         item = outcome.item
-        first = self.seen.get(item["id"])
+        first = self.seen.get(item.id)
         again = first is not None and (first.input, first.context, first.metadata) == (
-            item["input"],
-            item["context"],
-            item["metadata"],
+            item.input,
+            item.context,
+            dict(item.metadata),
         )
         if again:
             return  # the same item again: a batch scored again after a worker died
@@ -206,11 +207,11 @@ class Collector:
             if self.job.store is not None:
                 save_outcome(self.job.store, outcome)
             self.emit(outcome)
-            earlier = {sid: result_from_record(self.done[(item["id"], sid)]) for sid in outcome.resumed}
+            earlier = {sid: result_from_record(self.done[(item.id, sid)]) for sid in outcome.resumed}
             res = outcome.item_result(earlier)
             self.seen[res.id] = res
         self.progress.advance(res)
-        outcome.target_output = item["output"]
+        outcome.target_output = item.output
         await item_complete(self.job.on_item_complete, res, outcome)
         self.results.append(res)
 
@@ -219,5 +220,5 @@ class Collector:
         if telemetry.active() is None:
             return
         scored = [e.scorer for e in self.job.entries if e.scorer.id not in outcome.resumed]
-        with telemetry.item_span(self.job.eval_id, outcome.item["id"]):
+        with telemetry.item_span(self.job.eval_id, outcome.item.id):
             telemetry.emit(evaluations_of(outcome, self.job.entries, scored))

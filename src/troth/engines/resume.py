@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from troth.errors import ChangedItemsError, ConfigError
 from troth.evals.entries import ScorerEntry
+from troth.evals.item import Item
 from troth.scorers.base import Scorer
 from troth.store.base import RunRecord
 
@@ -26,12 +27,12 @@ def stored_hashes(completed: Mapping[tuple[str, str], RunRecord]) -> dict[tuple[
     return {key: record.input_hash for key, record in completed.items()}
 
 
-def input_hashes(item: Mapping[str, Any], scorers: Sequence[Scorer]) -> dict[str, str]:
+def input_hashes(item: Item, scorers: Sequence[Scorer]) -> dict[str, str]:
     """Scorer id -> the hash of what that scorer's run on ``item`` (as given, before any target
     ran) depends on; the item is serialised once for all of them."""
     if not scorers:
         return {}
-    fields = [item.get("input"), item.get("output"), item.get("context"), item.get("ground_truth")]
+    fields = [item.input, item.output, item.context, item.ground_truth]
     base = hashlib.sha256(_text(fields).encode("utf-8", "backslashreplace"))
     found = {}
     for scorer in scorers:
@@ -53,16 +54,14 @@ def _plain(value: Any) -> bool:
     return value is None or isinstance(value, (str, int, float, bool))
 
 
-def split_done(
-    entries: Sequence[ScorerEntry], item: Mapping[str, Any], done: Done
-) -> tuple[list[Scorer], list[str], bool]:
+def split_done(entries: Sequence[ScorerEntry], item: Item, done: Done) -> tuple[list[Scorer], list[str], bool]:
     """The scorers ``item`` still needs, the ids of those whose stored result still holds, and
     whether a stored result was for different content (the item changed)."""
     todo, kept, changed = [], [], False
-    stored = [e.scorer for e in entries if (item["id"], e.scorer.id) in done]
+    stored = [e.scorer for e in entries if (item.id, e.scorer.id) in done]
     hashes = input_hashes(item, stored)
     for entry in entries:
-        key = (item["id"], entry.scorer.id)
+        key = (item.id, entry.scorer.id)
         if key in done and done[key] in (None, hashes[entry.scorer.id]):
             kept.append(entry.scorer.id)  # a record from before hashes were kept counts as done
         else:
@@ -77,15 +76,13 @@ def check_mode(mode: str) -> None:
         raise ConfigError(f"resume must be one of {', '.join(RESUME_MODES)}, not {mode!r}")
 
 
-def check_resume(
-    mode: str, entries: Sequence[ScorerEntry], items: Sequence[Mapping[str, Any]], done: Done, eval_id: str
-) -> None:
+def check_resume(mode: str, entries: Sequence[ScorerEntry], items: Sequence[Item], done: Done, eval_id: str) -> None:
     """ConfigError for an unknown ``mode``; ChangedItemsError when ``mode`` is strict and an
     item changed since it was scored."""
     check_mode(mode)
     if mode != "strict" or not done:
         return
-    changed = [str(it["id"]) for it in items if split_done(entries, it, done)[2]]
+    changed = [it.id for it in items if split_done(entries, it, done)[2]]
     if changed:
         shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
         raise ChangedItemsError(

@@ -20,6 +20,7 @@ from troth.engines.item import Outcome, item_error, score_item
 from troth.engines.resume import Done, split_done
 from troth.evals.dataset import check_row
 from troth.evals.entries import ScorerEntry
+from troth.evals.item import Item
 from troth.judges.run_settings import RUN_SETTINGS, RunSettings
 from troth.ratelimit import Pacer
 
@@ -60,7 +61,7 @@ class ScoreWorker:
         finally:
             RUN_SETTINGS.reset(token)
 
-    async def _one(self, item: dict[str, Any] | Outcome) -> Outcome:
+    async def _one(self, item: Item | Outcome) -> Outcome:
         if isinstance(item, Outcome):
             return item  # a row that is no item: its error is its outcome
         todo, resumed, changed = split_done(self.spec.entries, item, self.done)
@@ -70,13 +71,13 @@ class ScoreWorker:
         return outcome
 
 
-def decode(row: dict[str, Any], source: str) -> dict[str, Any] | Outcome | None:
+def decode(row: dict[str, Any], source: str) -> Item | Outcome | None:
     """A row as a checked item, an Outcome holding why it is not one (step "data"), or None for
     a blank line."""
     if source == JSONL and not str(row["text"]).strip():
         return None
     if source == ROWS:
-        item: dict[str, Any] = pickle.loads(row["row"])
+        item: Item = pickle.loads(row["row"])
         return item
     raw: Any = row
     try:
@@ -84,15 +85,7 @@ def decode(row: dict[str, Any], source: str) -> dict[str, Any] | Outcome | None:
             raw = json.loads(row["text"])
         return check_row(raw, f"data row {_row_name(raw, row)}")
     except (ValueError, TypeError) as exc:
-        bad: dict[str, Any] = {
-            "id": _row_name(raw, row),
-            "input": None,
-            "output": None,
-            "context": None,
-            "ground_truth": None,
-            "metadata": {},
-        }
-        return Outcome(bad, errors={"data": item_error(exc, "data")})
+        return Outcome(Item(_row_name(raw, row)), errors={"data": item_error(exc, "data")})
 
 
 def _row_name(raw: Any, row: dict[str, Any]) -> str:

@@ -6,15 +6,17 @@ thresholds), ``records`` (results <-> store records), ``eval_result`` (what a ru
 scored, is :mod:`troth.engines` (``troth.run_evals``).
 """
 
-from troth.evals.dataset import ITEM_FIELDS, load_items
+from troth.evals.dataset import load_items
 from troth.evals.entries import ScorerEntry
 from troth.evals.eval_result import EvalResult, EvalSummary, ItemError, ItemResult, OnItemComplete, ScorerSummary
+from troth.evals.item import ITEM_FIELDS, Item
 from troth.evals.records import result_from_record, to_record
 
 __all__ = [
     "ITEM_FIELDS",
     "EvalResult",
     "EvalSummary",
+    "Item",
     "ItemError",
     "ItemResult",
     "OnItemComplete",

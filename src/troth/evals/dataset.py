@@ -10,14 +10,16 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from troth.evals.eval_result import ItemError
+from troth.evals.item import ITEM_FIELDS, Item
 from troth.evals.otlp import read_otlp
 from troth.scorers.inputs import validate_context
 from troth.textfiles import read_text
 
-ITEM_FIELDS = {"id", "input", "output", "context", "ground_truth", "metadata"}
+__all__ = ["ITEM_FIELDS", "Item", "check_row", "check_target", "load_items"]
 
 
-def load_items(data: Any) -> list[dict[str, Any]]:
+def load_items(data: Any) -> list[Item]:
     """Items from a list of dicts, a .jsonl/.csv path, an OTLP/JSON trace export (.json/.jsonl)
     or a pandas DataFrame; checked row by row."""
     if isinstance(data, (str, Path)):
@@ -34,46 +36,51 @@ def load_items(data: Any) -> list[dict[str, Any]]:
     items = []
     for i, row in enumerate(rows):
         item = check_row(row, f"data row {i + 1}", default_id=str(i))
-        if item["id"] in seen:
-            raise ValueError(f"data row {i + 1}: duplicate id {item['id']!r}")
-        seen.add(item["id"])
+        if item.id in seen:
+            raise ValueError(f"data row {i + 1}: duplicate id {item.id!r}")
+        seen.add(item.id)
         items.append(item)
     return items
 
 
-def check_target(items: list[dict[str, Any]], target: Any) -> None:
+def check_target(items: list[Item], target: Any) -> None:
     """ValueError naming the first item without an output when there is no target to make one."""
-    missing = next((it["id"] for it in items if it["output"] is None and "error" not in it), None)
+    missing = next((it.id for it in items if it.output is None and it.error is None), None)
     if target is None and missing is not None:
         raise ValueError(f"item {missing!r} has no 'output' and no target was given to produce one")
 
 
-def check_row(row: Any, where: str, *, default_id: str | None = None) -> dict[str, Any]:
-    """One row as an item (all of ``ITEM_FIELDS``); ValueError/TypeError naming ``where`` if bad."""
+def check_row(row: Any, where: str, *, default_id: str | None = None) -> Item:
+    """One row as an :class:`Item`; ValueError/TypeError naming ``where`` if bad."""
     if not isinstance(row, Mapping):
         raise TypeError(f"{where} must be a dict, not {type(row).__name__}")
     if row.get("input") is None and row.get("output") is None and row.get("error") is None:
         raise ValueError(f"{where} has neither 'input' nor 'output'")
-    item = {k: row.get(k) for k in ITEM_FIELDS}
-    if row.get("error") is not None:  # a row its reader could not make (a broken span): failed as data
-        item["error"] = _error(row["error"], where)
     if row.get("id") is not None:
-        item["id"] = str(row["id"])
+        item_id = str(row["id"])
     elif default_id is not None:
-        item["id"] = default_id
+        item_id = default_id
     else:
         raise ValueError(f"{where} has no 'id'")
-    item["context"] = validate_context(item["context"], f"{where}: 'context'")
-    if item["metadata"] is not None and not isinstance(item["metadata"], Mapping):
-        raise TypeError(f"{where}: 'metadata' must be an object, not {type(item['metadata']).__name__}")
-    item["metadata"] = dict(item["metadata"] or {})
-    return item
+    metadata = row.get("metadata")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise TypeError(f"{where}: 'metadata' must be an object, not {type(metadata).__name__}")
+    return Item(
+        item_id,
+        row.get("input"),
+        row.get("output"),
+        validate_context(row.get("context"), f"{where}: 'context'"),
+        row.get("ground_truth"),
+        dict(metadata or {}),
+        None if row.get("error") is None else _error(row["error"], where),
+    )
 
 
-def _error(error: Any, where: str) -> dict[str, str]:
+def _error(error: Any, where: str) -> ItemError:
+    """A row its reader could not make (a broken span): failed as data."""
     if not isinstance(error, Mapping) or not isinstance(error.get("message"), str):
         raise TypeError(f"{where}: 'error' must be an object with a 'type' and a 'message'")
-    return {"type": str(error.get("type") or "ValueError"), "message": error["message"]}
+    return ItemError(str(error.get("type") or "ValueError"), error["message"], "data")
 
 
 def _read_file(path: Path) -> list[dict[str, Any]]:

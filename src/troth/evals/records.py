@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 from troth.evals.eval_result import ItemError
+from troth.evals.item import Item
 from troth.scorers.base import Scorer
 from troth.store.base import RunRecord, now
 from troth.values import ScoreResult, Verdicts
@@ -14,7 +15,7 @@ from troth.values import ScoreResult, Verdicts
 
 def to_record(
     eval_id: str | None,
-    item: dict[str, Any],
+    item: Item,
     scorer: Scorer,
     result: ScoreResult | None,
     error: ItemError | None,
@@ -31,13 +32,13 @@ def to_record(
         "trace_id": trace_id,
         "scorer_id": scorer.id,
         "eval_id": eval_id,
-        "item_id": item["id"],
+        "item_id": item.id,
         "scorer_version": scorer.version,
         "prompt_version": scorer.prompt_version,
         "judge_model": scorer.judge.model_id if scorer.judge else None,
-        "input": item["input"],
-        "output": item["output"],
-        "context": item["context"],
+        "input": item.input,
+        "output": item.output,
+        "context": item.context,
         "created_at": started,
         "input_hash": input_hash,
     }

@@ -21,8 +21,11 @@ from typing import Any, Protocol
 
 from troth import telemetry
 from troth.engines.item import save_outcome, score_item
+from troth.evals.eval_result import ItemError
+from troth.evals.item import Item
 from troth.prices import total_cost
 from troth.scorers.base import Scorer
+from troth.scorers.inputs import validate_context
 from troth.store import Store
 from troth.telemetry import Evaluation, SpanRef
 
@@ -154,8 +157,9 @@ async def _score(job: Job, scorers: list[Scorer], store: Store | None, hooks: Ho
 async def _tallies(job: Job, scorers: list[Scorer], store: Store | None) -> list[Tally]:
     """The call scored and stored (as the evaluations' items are); what each scorer run came to."""
     rec = job.record
-    item = {"id": rec["trace_id"], "ground_truth": None, **rec}
-    outcome = await score_item(item, scorers, keep_records=store is not None, source="live", trace_id=rec["trace_id"])
+    outcome = await score_item(
+        call_item(rec), scorers, keep_records=store is not None, source="live", trace_id=rec["trace_id"]
+    )
     if store is not None:
         save_outcome(store, outcome)
     if (error := outcome.errors.get("store")) is not None:
@@ -176,3 +180,12 @@ async def _tallies(job: Job, scorers: list[Scorer], store: Store | None) -> list
 def _finished(tasks: set[asyncio.Task[None]], gate: asyncio.Semaphore, task: asyncio.Task[None]) -> None:
     tasks.discard(task)
     gate.release()
+
+
+def call_item(rec: dict[str, Any]) -> Item:
+    """A watched call as an item, its id the trace id; a context of the wrong type fails it as data."""
+    try:
+        context, error = validate_context(rec["context"]), None
+    except TypeError as exc:
+        context, error = None, ItemError("TypeError", str(exc), "data")
+    return Item(rec["trace_id"], rec["input"], rec["output"], context, None, rec["metadata"], error)
