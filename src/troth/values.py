@@ -215,6 +215,7 @@ class ScoreResult:
     generate_reason_prompt: str | None
     usage: dict[str, StepUsage] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)  # e.g. "instructions-in-output"
+    context: list[str] | None = None  # what the scorer judged against, however it was found
 
     @property
     def verdicts(self) -> list[Verdict]:

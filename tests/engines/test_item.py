@@ -11,6 +11,7 @@ import pytest
 from troth import create_faithfulness_scorer, create_hallucination_scorer
 from troth.engines.item import Outcome, save_outcome, score_item
 from troth.evals.item import Item
+from troth.scorers.inputs import resolve_context
 from troth.store.base import RunRecord
 from troth.text import transcripts
 
@@ -37,10 +38,39 @@ def test_a_transcript_is_read_once_for_every_scorer(monkeypatch: pytest.MonkeyPa
     assert [r.context for r in outcome.records] == [["The bridge opened in 1932."]] * 2
 
 
-def test_a_scorer_context_still_comes_before_the_transcript() -> None:
+def test_a_scorer_context_still_comes_before_the_transcript_and_is_what_its_record_keeps() -> None:
     scorer = create_faithfulness_scorer("local", context=["The bridge opened in 1950."])
-    outcome = asyncio.run(score_item(item(output=TRANSCRIPT), [scorer], keep_records=False))
-    assert outcome.results["faithfulness"].score == 0.0 and outcome.records == []
+    plain = create_hallucination_scorer("local")
+    outcome = asyncio.run(score_item(item(output=TRANSCRIPT), [scorer, plain]))
+    assert outcome.results["faithfulness"].score == 0.0
+    assert outcome.results["faithfulness"].context == ["The bridge opened in 1950."]
+    stored = {r.scorer_id: r.context for r in outcome.records}
+    assert stored == {"faithfulness": ["The bridge opened in 1950."], "hallucination": ["The bridge opened in 1932."]}
+    assert outcome.item.context == ["The bridge opened in 1932."]  # the item's own: its transcript's
+    quiet = asyncio.run(score_item(item(output=TRANSCRIPT), [scorer], keep_records=False))
+    assert quiet.records == []
+
+
+@pytest.mark.parametrize(
+    ("candidates", "transcript", "expected"),
+    [
+        ((None, "given"), None, ["given"]),
+        ((["a", "b"], ["static"]), None, ["a", "b"]),
+        ((None, None), ["tool"], ["tool"]),
+        ((None,), [], None),
+        ((), None, None),
+    ],
+)
+def test_resolve_context_takes_the_first_given_then_the_tool_results(
+    candidates: tuple[Any, ...], transcript: list[str] | None, expected: list[str] | None
+) -> None:
+    read = None if transcript is None else transcripts.Transcript([], "answer", "q", transcript)
+    assert resolve_context(*candidates, transcript=read) == expected
+
+
+def test_resolve_context_names_a_segment_of_the_wrong_type() -> None:
+    with pytest.raises(TypeError, match=r"context\[1\] must be a string, not int"):
+        resolve_context(["ok", 3])
 
 
 def test_a_failing_target_is_the_item_error_and_no_scorer_runs_but_its_failure_is_recorded() -> None:

@@ -45,11 +45,13 @@ def test_verdicts_are_stored_once_and_read_back_typed(tmp_path: Path) -> None:
         verdicts, stored = conn.execute("SELECT verdicts, result FROM runs").fetchone()
     assert [v["claim"] for v in json.loads(verdicts)] == ["It opened in 1932.", "It is red."]
     assert json.loads(stored)["analyze_step_result"] is None  # not a second copy
+    assert json.loads(stored)["context"] is None  # nor of the context
     read = store.get_run(record.run_id)
     store.close()
     assert read is not None and read.verdicts == VERDICTS  # Verdict objects, evidence and probabilities kept
     resumed = result_from_record(read)
     assert resumed.verdicts == VERDICTS and resumed.score == 0.5
+    assert resumed.context == ["It opened in 1932."]
 
 
 def test_a_custom_scorer_result_keeps_its_own_analyze_result(tmp_path: Path) -> None:

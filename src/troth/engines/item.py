@@ -27,6 +27,7 @@ from troth.evals.item import Item
 from troth.evals.records import to_record
 from troth.redaction import redact
 from troth.scorers.base import Scorer
+from troth.scorers.inputs import resolve_context
 from troth.store.base import RunRecord, Store, now
 from troth.telemetry import Evaluation
 from troth.text.transcripts import Transcript, is_messages
@@ -88,8 +89,7 @@ async def score_item(
             _failed_records(outcome, scorers, outcome.errors["target"], eval_id, keep_records, source, trace_id)
             return outcome
         transcript = _transcript(outcome)
-        if item.context is None and transcript is not None:
-            outcome.item = outcome.item.but(context=transcript.tool_results or None)
+        outcome.item = outcome.item.but(context=resolve_context(item.context, transcript=transcript))
         if isinstance(outcome.target_output, AgentRun):
             trace_id = outcome.target_output.run_id or trace_id
         scored = _Scoring(outcome, transcript, eval_id, keep_records, source, trace_id)

@@ -38,7 +38,7 @@ def to_record(
         "judge_model": scorer.judge.model_id if scorer.judge else None,
         "input": item.input,
         "output": item.output,
-        "context": item.context,
+        "context": item.context if result is None or result.context is None else result.context,
         "created_at": started,
         "input_hash": input_hash,
     }
@@ -55,17 +55,20 @@ def to_record(
 
 
 def _stored_result(result: ScoreResult) -> dict[str, Any]:
-    """The result as stored for resuming; a claim scorer's verdicts are left to the record's own
-    ``verdicts`` (stored once)."""
+    """The result as stored for resuming; its context and a claim scorer's verdicts are left to
+    the record's own ``context`` and ``verdicts`` (stored once)."""
     data = result.to_dict()
+    data["context"] = None
     if isinstance(result.analyze_step_result, Verdicts):
         data["analyze_step_result"] = None
     return data
 
 
 def result_from_record(record: RunRecord) -> ScoreResult:
-    """Rebuild a ScoreResult saved by an earlier run (for resuming), its verdicts from the record."""
+    """Rebuild a ScoreResult saved by an earlier run (for resuming), its context and verdicts
+    from the record."""
     data = dict(record.result or {})
+    data["context"] = data.get("context") or record.context
     if data.get("analyze_step_result") is None and record.verdicts is not None:
         data["analyze_step_result"] = Verdicts(list(record.verdicts))
     return ScoreResult.from_dict(data)

@@ -188,6 +188,7 @@ class Scorer:
             generate_reason_prompt=steps.prompts.get("generate_reason"),
             usage=steps.usage,
             flags=list(results.flags),
+            context=_segments(run.context),
         )
 
     def judges(self) -> list[Judge]:
@@ -267,3 +268,9 @@ def create_scorer(
     return Scorer(
         id=id, description=description, judge=resolve_judge(chosen), version=version, prompt_version=prompt_version
     )
+
+
+def _segments(context: Any) -> list[str] | None:
+    """The run's context as recorded on its result: a list of strings, None when empty or not one."""
+    ok = isinstance(context, list) and all(isinstance(c, str) for c in context)
+    return list(context) if ok and context else None

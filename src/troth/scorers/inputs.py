@@ -46,6 +46,15 @@ def validate_context(context: object, name: str = "context") -> list[str] | None
     return list(context)
 
 
+def resolve_context(*candidates: object, transcript: Transcript | None = None) -> list[str] | None:
+    """The context to judge against: the first of ``candidates`` given (a string or a list of
+    strings, checked), else the tool results of ``transcript``; None when there is none."""
+    for candidate in candidates:
+        if candidate is not None:
+            return validate_context(candidate)
+    return transcript.tool_results or None if transcript is not None else None
+
+
 def text_input(value: object) -> str:
     """The question as text (a string, or the last user message of a transcript)."""
     if value is None:
@@ -121,14 +130,10 @@ def make_prepare(
         question = text_input(run.input)
         if require_input and not question.strip():
             raise ValueError("input is required: the question that the output answers")
-        context = validate_context(run.context)
-        if context is None and get_context is not None:
-            context = await call_get_context(get_context, run)
-        if context is None:
-            context = static_context
-        if context is None and transcript is not None:
-            context = transcript.tool_results
-        context = [c for c in (context or []) if c.strip()]
+        found = None if run.context is not None or get_context is None else await call_get_context(get_context, run)
+        context = [
+            c for c in resolve_context(run.context, found, static_context, transcript=transcript) or [] if c.strip()
+        ]
         check_context_size(context, max_context_chars)
         for name, value in (
             ("output", text),
