@@ -31,7 +31,7 @@ reaches an exception, and from there the store, a report or the terminal.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from troth.redaction import redact
 
@@ -158,6 +158,13 @@ class ContextFunctionError(TrothError):
     step = "get_context"
 
 
+class Where(TypedDict, total=False):
+    """Where a judge call failed: the scorer step and the judge's model."""
+
+    step: str | None
+    model: str | None
+
+
 class JudgeError(TrothError):
     """A judge call failed."""
 
@@ -176,31 +183,24 @@ class JudgeConnectionError(JudgeError):
         self,
         message: str,
         *,
-        step: str | None = None,
-        model: str | None = None,
         status_code: int | None = None,
         retry_after: float | None = None,
         over_budget: bool = False,
+        **where: Unpack[Where],
     ) -> None:
         self.status_code, self.retry_after, self.over_budget = status_code, retry_after, over_budget
-        super().__init__(message, step=step, model=model)
+        super().__init__(message, **where)
 
 
 class JudgeOutputError(JudgeError):
     """The judge's answer stayed invalid after the allowed retries."""
 
     def __init__(
-        self,
-        message: str,
-        *,
-        step: str | None = None,
-        model: str | None = None,
-        attempts: int = 0,
-        last_output: str | None = None,
+        self, message: str, *, attempts: int = 0, last_output: str | None = None, **where: Unpack[Where]
     ) -> None:
         self.attempts = attempts
         self.last_output = redact(last_output) if last_output is not None else None
-        super().__init__(message, step=step, model=model)
+        super().__init__(message, **where)
 
 
 class JudgeResponseError(JudgeError):
@@ -217,16 +217,10 @@ class JudgeCrashedError(JudgeError):
     was in flight fails; the process is restarted for the next call while the budget lasts."""
 
     def __init__(
-        self,
-        message: str,
-        *,
-        model: str | None = None,
-        returncode: int | None = None,
-        signal: str | None = None,
-        step: str | None = None,
+        self, message: str, *, returncode: int | None = None, signal: str | None = None, **where: Unpack[Where]
     ) -> None:
         self.returncode, self.signal = returncode, signal
-        super().__init__(message, step=step, model=model)
+        super().__init__(message, **where)
 
 
 class JudgeBrokenError(JudgeError):

@@ -139,13 +139,6 @@ class TrothCallback(BaseCallbackHandler):
             inputs, documents = self._inputs.get(run_id), self._documents.get(run_id)
             self._forget(run_id)
         try:
-            found = read_output(outputs, run_id, documents)
-            self.monitor.record(
-                input=_question(inputs),
-                output=found.output,
-                context=found.context or None,
-                trace_id=found.run_id,
-                metadata={"agent": found.summary()},
-            )
+            self.monitor.record_run(_question(inputs), read_output(outputs, run_id, documents))
         except Exception:  # the graph's run is never affected
             log.exception("troth monitor could not record a LangChain run")

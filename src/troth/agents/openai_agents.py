@@ -99,13 +99,7 @@ class TrothProcessor(TracingProcessor):
             return  # no model answer in its spans: nothing to score
         try:
             agent_run = AgentRun("openai-agents", found.output, found.tool_calls, found.usage, trace.trace_id)
-            self.monitor.record(
-                input=found.input,
-                output=agent_run.output,
-                context=agent_run.context or None,
-                trace_id=trace.trace_id,
-                metadata={"agent": agent_run.summary()},
-            )
+            self.monitor.record_run(found.input, agent_run)
         except Exception:
             log.exception("troth monitor could not record an Agents SDK run")
 

@@ -41,14 +41,8 @@ def troth_hooks(monitor: Recorder) -> Any:
 
     async def after_run(ctx: Any, *, result: Any) -> Any:
         try:
-            found = read_result(result)
-            monitor.record(
-                input=ctx.prompt if isinstance(ctx.prompt, str) else as_text(ctx.prompt),
-                output=found.output,
-                context=found.context or None,
-                trace_id=found.run_id,
-                metadata={"agent": found.summary()},
-            )
+            question = ctx.prompt if isinstance(ctx.prompt, str) else as_text(ctx.prompt)
+            monitor.record_run(question, read_result(result))
         except Exception:  # the agent's run is never affected
             log.exception("troth monitor could not record a pydantic-ai run")
         return result

@@ -12,16 +12,7 @@ from troth.text.transcripts import as_segment
 class Recorder(Protocol):
     """What a framework's live hook records a finished run on: a :class:`~troth.live.Monitor`."""
 
-    def record(
-        self,
-        *,
-        input: Any = None,
-        output: Any,
-        context: list[str] | str | None = None,
-        trace_id: str | None = None,
-        metadata: dict[str, Any] | None = None,
-        flagged: bool = False,
-    ) -> bool: ...
+    def record_run(self, question: Any, run: AgentRun) -> bool: ...
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ backend is built from the config itself."""
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 
 from troth.judges.base import Backend
@@ -47,7 +46,7 @@ class JudgeConfig:
 
 def build_backend(config: JudgeConfig) -> Backend:
     """The backend ``config`` routes to, built from it (the module's ``from_options``)."""
-    backend: Backend = importlib.import_module(backend_module(config.provider)).from_options(config)
+    backend: Backend = backend_module(config.provider).from_options(config)
     return backend
 
 

@@ -12,7 +12,9 @@ line to ``IN_PROCESS``.
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
+from types import ModuleType
 
 from troth.errors import UnknownModelError
 from troth.extras import require
@@ -34,17 +36,18 @@ ALIASES: dict[str, str] = {
 HTTP_BACKEND = "troth.judges.backends.openai_compat"
 
 
-def backend_module(provider: str) -> str:
-    """The module that builds ``provider``'s backends: an in-process one by name, else the
-    OpenAI-compatible client."""
-    return IN_PROCESS.get(provider, HTTP_BACKEND)
+@functools.cache
+def backend_module(provider: str) -> ModuleType:
+    """The module that builds ``provider``'s backends, imported once: an in-process one by
+    name, else the OpenAI-compatible client."""
+    return importlib.import_module(IN_PROCESS.get(provider, HTTP_BACKEND))
 
 
 def declared(provider: str) -> Capabilities:
     """What a provider's backends can do, before one is built (no key checked, no model found):
     an in-process module's ``DECLARED``; an HTTP provider answers prompts."""
-    module = IN_PROCESS.get(provider)
-    return importlib.import_module(module).DECLARED if module else Capabilities()
+    found: Capabilities = backend_module(provider).DECLARED if provider in IN_PROCESS else Capabilities()
+    return found
 
 
 def route(model: str, base_url: str | None) -> tuple[str, str]:
@@ -60,8 +63,7 @@ def route(model: str, base_url: str | None) -> tuple[str, str]:
 def check_installed(provider: str) -> None:
     """MissingDependencyError now when an in-process provider's extra is not installed (its
     module's ``EXTRA``; an HTTP provider needs none)."""
-    module = IN_PROCESS.get(provider)
-    extra = getattr(importlib.import_module(module), "EXTRA", None) if module else None
+    extra = getattr(backend_module(provider), "EXTRA", None) if provider in IN_PROCESS else None
     if extra is not None:
         require(extra)
 

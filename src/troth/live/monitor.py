@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, TypeVar
 
 from troth import telemetry
+from troth.agents.run import AgentRun
 from troth.evals.entries import scorer_entries
 from troth.live.budget import Budget
 from troth.live.exit import ExitFlush
@@ -131,6 +132,14 @@ class Monitor:
                 self._stats.skipped_budget += 1
             return False
         return self._enqueue(Job(record, chosen, next(self._keys), telemetry.current()))
+
+    def record_run(self, question: Any, run: AgentRun) -> bool:
+        """Queue an agent's finished run (what a framework's live hook calls): its answer, what
+        its tools returned as the context, its run id as the trace id."""
+        metadata = {"agent": run.summary()}
+        return self.record(
+            input=question, output=run.output, context=run.context or None, trace_id=run.run_id, metadata=metadata
+        )
 
     def _enqueue(self, job: Job) -> bool:
         with self._done:

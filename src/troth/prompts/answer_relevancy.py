@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from string import Template
 from typing import TYPE_CHECKING, Literal
@@ -10,7 +9,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, Field
 
 from troth.prompts import claims
-from troth.prompts.common import block, narrow_verdicts, render, verdict_lines
+from troth.prompts.common import batch_schema, block, render, verdict_lines
 
 if TYPE_CHECKING:
     from troth.values import Verdict
@@ -30,10 +29,8 @@ class StatementVerdicts(BaseModel):
     verdicts: list[StatementVerdict]
 
 
-@functools.lru_cache(maxsize=256)
-def verdicts_schema(claim_ids: tuple[str, ...]) -> type[StatementVerdicts]:
-    """StatementVerdicts narrowed to one batch of ids."""
-    return narrow_verdicts(StatementVerdicts, StatementVerdict, claim_ids)
+verdicts_schema = batch_schema(StatementVerdicts, StatementVerdict)
+"""StatementVerdicts narrowed to one batch of ids."""
 
 
 ANALYZE_SYSTEM = "You judge whether the statements of an answer address the question that was asked."

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from string import Template
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -62,3 +63,29 @@ def narrow_verdicts(list_model: type[L], item_model: type[BaseModel], claim_ids:
         __base__=list_model,
         verdicts=(list[item], Field(max_length=len(claim_ids))),  # type: ignore[valid-type]
     )
+
+
+def verdict_fields(first: str, language_of: str) -> str:
+    """What a verdict prompt asks of every claim, in order (``first``: how a claim is named),
+    and the start of its example."""
+    return f"""For every claim give, in this order:
+- {first},
+- "evidence": the shortest passage of the context that decides the verdict, copied exactly, or "" if none,
+- "verdict": "yes", "no" or "unsure",
+- "reason": one short sentence, in the language of the {language_of}.
+
+Example:
+<context index="0">
+$example_context
+</context>
+"""
+
+
+def batch_schema(list_model: type[L], item_model: type[BaseModel]) -> Callable[[tuple[str, ...]], type[L]]:
+    """``list_model`` narrowed to a batch of ids (:func:`narrow_verdicts`), each batch's model made once."""
+
+    @functools.lru_cache(maxsize=256)
+    def narrowed(claim_ids: tuple[str, ...]) -> type[L]:
+        return narrow_verdicts(list_model, item_model, claim_ids)
+
+    return narrowed
