@@ -1,6 +1,6 @@
 """The package's shape: the floors of docs/ARCHITECTURE.md (no module imports one of a higher
 floor, not even lazily or for types) and no import loop at all; the document names only modules
-that exist; none over 300 lines, none named like a standard-library module, and nothing outside
+that exist, and lists every one; none over 300 lines, none named like a standard-library module, and nothing outside
 ``engines/`` reaching into the local engine."""
 
 from __future__ import annotations
@@ -102,6 +102,16 @@ def test_the_architecture_names_only_modules_that_exist() -> None:
     ]
     missing = sorted(n for n in named if not any(f.endswith("/" + n) for f in files))
     assert missing == []
+
+
+def test_the_architecture_names_every_module_of_the_package() -> None:
+    if not ARCHITECTURE.is_file():
+        pytest.skip("an installed package: no docs beside it")
+    listed = set(re.findall(r"^- `([\w/]+\.py)`: \S", ARCHITECTURE.read_text(encoding="utf-8"), flags=re.M))
+    modules = {p.relative_to(SRC).as_posix() for p in SRC.rglob("*.py") if p.name != "__init__.py"}
+    modules = {m for m in modules if not m.startswith("models/")}
+    assert sorted(modules - listed) == [], "modules missing from the list in docs/ARCHITECTURE.md"
+    assert sorted(listed - modules) == [], "modules listed in docs/ARCHITECTURE.md that do not exist"
 
 
 def test_no_import_loop_not_even_lazily_or_for_types() -> None:
