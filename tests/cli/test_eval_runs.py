@@ -3,20 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.commands import troth
 from troth.store import SQLiteStore
 from troth.testing import FakeOpenAIServer, ScriptedJudge
 
 CONTEXT = ["The museum opens at 10:00 and entry costs 12 euros."]
-
-
-def troth(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "troth", *args], capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
 @pytest.fixture

@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.commands import troth
 from troth.testing import FakeOpenAIServer, ScriptedJudge
-
-
-def troth(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "troth", *args], capture_output=True, text=True, input=stdin, timeout=120
-    )
 
 
 def test_score_json_against_server(server: FakeOpenAIServer, tmp_path: Path) -> None:

@@ -6,15 +6,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.commands import troth
 from tests.compare.conftest import REGRESSED
 from tests.report.test_page import FLAGS, need_chromium
-
-
-def troth(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "troth", *args], capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
 def test_the_table_names_the_worst_items_and_their_changed_claims(two_evals: Path, tmp_path: Path) -> None:

@@ -5,12 +5,11 @@ and judge replies print literally, every artefact (stdout, stderr, --out, --repo
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
+from tests.commands import troth as command
 from tests.conftest import SECRET_KEY
 from tests.faults.conftest import CONTEXT, MARKER, assert_no_secret, healthy
 from troth.testing import FakeOpenAIServer
@@ -20,8 +19,7 @@ HOSTILE = "The bridge [bold]opened[/bold] in 1932. [/] <script>alert(1)</script>
 
 
 def troth(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "TROTH_API_KEY": SECRET_KEY, "COLUMNS": "250"}  # wide: table cells unwrapped
-    return subprocess.run([sys.executable, "-m", "troth", *args], capture_output=True, text=True, timeout=120, env=env)
+    return command(*args, env={"TROTH_API_KEY": SECRET_KEY}, columns=250)
 
 
 def run_eval(server: FakeOpenAIServer, tmp_path: Path, name: str) -> tuple[subprocess.CompletedProcess[str], Path]:

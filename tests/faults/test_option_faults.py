@@ -5,21 +5,17 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.commands import troth as command
 from troth.bounds import check
 
 
 def troth(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "troth", *args], capture_output=True, text=True, timeout=120, cwd=cwd, env=env
-    )
+    return command(*args, cwd=cwd, columns=200)
 
 
 def test_check_refuses_what_is_not_finite_or_in_range() -> None:

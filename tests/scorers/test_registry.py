@@ -5,8 +5,6 @@ dist-info on the path of a ``troth`` subprocess)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tests.commands import troth
 from troth.cli import app
 from troth.errors import ConfigError
 from troth.scorers import registry
@@ -34,17 +33,6 @@ def make(model=None, *, scale=1.0, minimum=0):
 
     return create_scorer(id="word-overlap", description="Words of the output in the context.").generate_score(score)
 '''
-
-
-def troth(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "troth", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-        env={**os.environ, **(env or {})},
-    )
 
 
 def test_the_built_in_scorers_run_from_the_cli(server: FakeOpenAIServer, tmp_path: Path) -> None:
