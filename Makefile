@@ -40,8 +40,9 @@ $(VENV)/.test: $(BIN)/python pyproject.toml $(LOCK) $(BUILD_LOCK)
 demo: $(VENV)/.demo
 	$(BIN)/troth score --example
 
+# On every core (pytest-xdist; at most 4 workers): the model and training tests share one worker.
 test: $(VENV)/.test
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadgroup
 
 lint: $(VENV)/.test
 	$(BIN)/ruff check src tests bench train examples
