@@ -128,9 +128,9 @@ def pydantic_runs(base_url: str, monitors: dict[str, Monitor | None]) -> dict[st
 
 
 def langgraph_runs(base_url: str, monitors: dict[str, Monitor | None]) -> dict[str, Run]:
+    from langchain.agents import create_agent
     from langchain_core.tools import tool as as_tool
     from langchain_openai import ChatOpenAI
-    from langgraph.prebuilt import create_react_agent
     from pydantic import SecretStr
 
     from troth.agents.langchain import TrothCallback
@@ -138,13 +138,14 @@ def langgraph_runs(base_url: str, monitors: dict[str, Monitor | None]) -> dict[s
     with warnings.catch_warnings():  # its successor lives in the langchain package, not installed here
         warnings.simplefilter("ignore", DeprecationWarning)
         model = ChatOpenAI(model="m", base_url=base_url, api_key=SecretStr("k"))
-        graph = create_react_agent(model, [as_tool(lookup)])
+        graph = create_agent(model, [as_tool(lookup)])
 
     def run_with(monitor: Monitor | None) -> Run:
         config: Any = {"callbacks": [TrothCallback(monitor)]} if monitor is not None else {}
 
         async def run() -> Any:
-            return (await graph.ainvoke({"messages": [("user", QUESTION)]}, config=config))["messages"][-1].content
+            state: Any = {"messages": [("user", QUESTION)]}
+            return (await graph.ainvoke(state, config=config))["messages"][-1].content
 
         return run
 

@@ -3,7 +3,7 @@
 python examples/eval_openai_agent.py [--base-url URL --model NAME]
 """
 
-from examples.loopback_model import QUESTIONS, lookup, model_server
+from loopback_model import QUESTIONS, lookup, model_server
 from openai import AsyncOpenAI
 
 from agents import Agent, OpenAIChatCompletionsModel, function_tool, set_tracing_disabled

@@ -3,7 +3,7 @@
 python examples/eval_pydantic_ai_agent.py [--base-url URL --model NAME]
 """
 
-from examples.loopback_model import QUESTIONS, lookup, model_server
+from loopback_model import QUESTIONS, lookup, model_server
 from pydantic_ai import Agent
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.providers.openai import OpenAIProvider

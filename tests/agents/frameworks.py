@@ -32,13 +32,13 @@ def pydantic_agent(base_url: str, tool: Callable[..., str] = lookup) -> Any:
 def langgraph_agent(base_url: str, tool: Callable[..., str] = lookup) -> Any:
     need("langgraph")
     need("langchain_openai")
+    from langchain.agents import create_agent
     from langchain_core.tools import tool as as_tool
     from langchain_openai import ChatOpenAI
-    from langgraph.prebuilt import create_react_agent
 
     with warnings.catch_warnings():  # its successor lives in the langchain package, which this test does not need
         warnings.simplefilter("ignore", DeprecationWarning)
-        return create_react_agent(ChatOpenAI(model="m", base_url=base_url, api_key="k", max_retries=0), [as_tool(tool)])
+        return create_agent(ChatOpenAI(model="m", base_url=base_url, api_key="k", max_retries=0), [as_tool(tool)])
 
 
 FRAMEWORKS = {"openai-agents": openai_agent, "pydantic-ai": pydantic_agent, "langgraph": langgraph_agent}

@@ -1,4 +1,5 @@
-"""Each agent example runs as a user runs it (offline, its model on 127.0.0.1) and prints a score."""
+"""Each agent example runs as a user runs it, ``python examples/NAME.py`` with nothing added to the
+path (offline, its model on 127.0.0.1), warns of no deprecated API, and prints a score."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 )
 def test_the_example_scores_its_agent(example: str, framework: str) -> None:
     need(framework)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONWARNINGS": "ignore::DeprecationWarning"}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # as a user runs it: nothing added
+    env["PYTHONWARNINGS"] = "error::DeprecationWarning"  # a deprecated API in an example fails it
     done = subprocess.run(
         [sys.executable, str(ROOT / "examples" / example)],
         cwd=ROOT,
