@@ -12,6 +12,7 @@ from troth.testing import FakeOpenAIServer, ToolCallingModel
 REQUIRED = os.environ.get("TROTH_REQUIRE_AGENTS") == "1"
 TOOL_RESULT = "The Harbour Bridge opened in 1932 and is 134 m high."
 ANSWER = "The Harbour Bridge opened in 1932."
+TOOL_ARGUMENTS = {"topic": "bridge"}  # what the scripted model asks lookup for
 
 
 def scripted_agent_model(answer: str = ANSWER, call_tool: bool = True) -> ToolCallingModel:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.agents.conftest import ANSWER, TOOL_RESULT, scripted_agent_model
+from tests.agents.conftest import ANSWER, TOOL_ARGUMENTS, TOOL_RESULT, scripted_agent_model
 from tests.agents.frameworks import FRAMEWORKS
 from troth import create_faithfulness_scorer, run_evals
 from troth.store import SQLiteStore
@@ -38,6 +38,7 @@ def test_the_answer_is_scored_against_what_the_tools_returned(
     run = item.metadata["agent"]
     assert run["framework"] == framework and run["run_id"]
     assert [(c["name"], c["output"]) for c in run["tool_calls"]] == [("lookup", TOOL_RESULT)]
+    assert [c["arguments"] for c in run["tool_calls"]] == [TOOL_ARGUMENTS]  # a dict from every framework
     assert run["usage"] == {"input_tokens": 30, "output_tokens": 12, "requests": 2}
     (record,) = SQLiteStore(db).list_runs(eval_id="agents")
     assert record.trace_id == run["run_id"] and record.context == [TOOL_RESULT]

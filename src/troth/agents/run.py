@@ -3,6 +3,8 @@ they returned, the tokens it used and the framework's own run id."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -20,7 +22,7 @@ class ToolCall:
     """One tool call of a run and what it returned (``output`` None: no result came back)."""
 
     name: str
-    arguments: Any
+    arguments: dict[str, Any]
     output: str | None = None
     id: str | None = None
 
@@ -57,5 +59,20 @@ def assemble(framework: str, output: Any, calls: dict[str, dict[str, Any]], usag
     keys = ("input_tokens", "output_tokens", "requests")
     found = usage if isinstance(usage, dict) else {key: getattr(usage, key, 0) for key in keys}
     counts = {key: int(found.get(key, 0) or 0) for key in keys}
-    tool_calls = [ToolCall(c["name"], c["arguments"], c.get("output"), i) for i, c in calls.items()]
+    tool_calls = [ToolCall(c["name"], tool_arguments(c["arguments"]), c.get("output"), i) for i, c in calls.items()]
     return AgentRun(framework, as_text(output), tool_calls, counts, None if run_id is None else str(run_id))
+
+
+def tool_arguments(raw: Any) -> dict[str, Any]:
+    """A tool call's arguments as a dict whatever the framework gave: a JSON object as text is
+    parsed, nothing is ``{}``, and anything else is kept under ``"input"``."""
+    if raw is None or raw == "":
+        return {}
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            return {"input": raw}
+    if isinstance(raw, Mapping):
+        return {str(k): v for k, v in raw.items()}
+    return {"input": raw.model_dump() if hasattr(raw, "model_dump") else raw}
