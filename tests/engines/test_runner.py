@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -239,3 +240,33 @@ def test_target_objects_and_transcripts(scripted: FakeOpenAIServer, judge: Judge
     item = result.items[0]
     assert item.context == ["The museum opens at 10:00."]
     assert item.results["faithfulness"].score == 1.0
+
+
+def test_failed_items_are_said_in_one_line_per_step_with_the_first_error(caplog: pytest.LogCaptureFixture) -> None:
+    items = [{"id": "a", "input": "q"}, {"id": "b", "input": "q2"}, {"id": "c", "output": "x.", "context": ["x."]}]
+    with caplog.at_level(logging.WARNING, logger="troth"):
+        result = run_evals(items, [create_faithfulness_scorer("local")], target=lambda q: None, store=None, quiet=True)
+    expected = (
+        "troth: 2 of 3 item(s) failed: target 2 (first: item 'a': TypeError: target returned None; expected its "
+        "answer: a string, a list of chat messages, or an object with .text or .messages (does it return what it "
+        "computes?))"
+    )
+    assert result.failure_line() == expected
+    assert [r.getMessage() for r in caplog.records if r.name == "troth"] == [expected]
+
+
+def test_nothing_is_said_when_nothing_failed(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="troth"):
+        result = run_evals([{"output": "x.", "context": ["x."]}], [create_faithfulness_scorer("local")], store=None)
+    assert result.failure_line() is None and caplog.records == []
+
+
+def test_a_target_answering_the_wrong_type_is_told_what_it_returned_and_what_was_expected() -> None:
+    result = run_evals(
+        [{"id": "a", "input": "q"}], [create_faithfulness_scorer("local")], target=lambda q: 42, store=None
+    )
+    (item,) = result.items
+    assert item.errors["target"].message == (
+        "target returned int 42; expected its answer: a string, a list of chat messages, or an object with .text or "
+        ".messages"
+    )

@@ -62,7 +62,7 @@ def test_markup_and_html_print_literally(tmp_path: Path) -> None:
     assert proc.returncode == 1 and "Traceback" not in proc.stderr  # one item failed: status 1
     assert "item faulted: faithfulness failed in preprocess: JudgeOutputError" in proc.stdout
     assert "[/red] Here are [bold]the verdicts[/]" in proc.stdout.replace("\n", " ")  # the judge's text, as sent
-    assert "1 of 2 item(s) failed" in proc.stdout
+    assert proc.stderr.strip().splitlines()[-1].startswith("troth: 1 of 2 item(s) failed: preprocess 1 (first: item")
     report = (tmp_path / "markup.html").read_text(encoding="utf-8")
     assert "<script>alert(1)</script>" not in report and "&lt;script&gt;alert(1)&lt;/script&gt;" in report
     listing = troth("runs", "list", "--store", str(store))
@@ -76,7 +76,7 @@ def test_markup_and_html_print_literally(tmp_path: Path) -> None:
 def test_echoed_key_reaches_no_artefact_and_all_failed_exits_1(tmp_path: Path) -> None:
     with FakeOpenAIServer(FaultyJudge(healthy(), [FAULTS["echo-key"]])) as server:
         proc, store = run_eval(server, tmp_path, "echo")
-    assert proc.returncode == 1 and "2 of 2 item(s) failed" in proc.stdout
+    assert proc.returncode == 1 and "troth: 2 of 2 item(s) failed" in proc.stderr
     assert "HTTP 401" in proc.stdout and "[REDACTED]" in proc.stdout
     listing = troth("runs", "list", "--store", str(store))
     shown = [troth("runs", "show", run_id, "--store", str(store), "--json") for run_id in run_ids(store)]

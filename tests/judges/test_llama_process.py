@@ -145,7 +145,9 @@ def test_the_cli_scores_the_rest_and_says_broken_once(model: Path, tmp_path: Pat
     )
     broken = "items i07, i08, i09 and 1 more: faithfulness failed in preprocess: JudgeBrokenError: llm/scripted is "
     broken += "broken"
-    assert broken in out and out.count("JudgeBrokenError") == 1 and "7 of 10 item(s) failed" in out
+    assert broken in out and out.count("JudgeBrokenError") == 1
+    last = proc.stderr.strip().splitlines()[-1]  # what failed, per step, with the first error: said last
+    assert last.startswith("troth: 7 of 10 item(s) failed: preprocess 7 (first: item 'i03': JudgeCrashedError: ")
     with sqlite3.connect(db) as conn:
         rows = dict(conn.execute("SELECT item_id, error FROM runs"))
     assert len(rows) == 10 and [k for k, v in sorted(rows.items()) if v is None] == ["i01", "i02", "i04"]

@@ -101,7 +101,7 @@ def test_a_run_keeps_going_with_the_items_failed(server: FakeOpenAIServer, tmp_p
         timeout=60,
         env={"COLUMNS": "300", "PATH": ""},
     )
-    assert line.returncode == 1 and "3 of 3 item(s) failed" in line.stdout and "Traceback" not in line.stderr
+    assert line.returncode == 1 and "troth: 3 of 3 item(s) failed" in line.stderr and "Traceback" not in line.stderr
     assert "asking for a wait of 120s" in line.stdout
 
 

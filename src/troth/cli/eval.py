@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
@@ -110,7 +111,7 @@ def eval_command(
     with one_line_errors():
         _check_numbers(concurrency, threshold, scale, workers, rpm, tpm, max_wait)
     check_writable(out=out, report=report)  # before any judge call is paid for
-    with one_line_errors(), _resumable(eval_id, kept=not no_store):
+    with one_line_errors(), _resumable(eval_id, kept=not no_store), _failures_said_last():
         scorer = J.build_scorer(
             scorer_name, model, base_url, opt, max_wait, scale=scale, strategy=strategy, reason=reason
         )
@@ -128,6 +129,25 @@ def eval_command(
             resume=resume.value,
         )
     _finish(result, scorer.id, out=out, report=report, threshold=threshold, wide=wide)
+
+
+class _HeldBack(logging.Filter):
+    """Drops ``run_evals``'s line on what failed (the command says it itself, last)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(record, "failure_line", False)
+
+
+@contextmanager
+def _failures_said_last() -> Iterator[None]:
+    """``run_evals``'s line on what failed held back: the command says it last, after its summary."""
+    held = _HeldBack()
+    logger = logging.getLogger("troth")
+    logger.addFilter(held)
+    try:
+        yield
+    finally:
+        logger.removeFilter(held)
 
 
 def _check_numbers(
@@ -171,11 +191,11 @@ def _finish(
             written = write_html(result, report)
         console.print(f"report: {written}")
     _unsaved(result, out)
-    if threshold is not None:
-        _gate(console, result, scorer_id, threshold)
-    elif result.summary.failed_items:
-        s = result.summary
-        console.print(f"[red]{s.failed_items} of {s.total_items} item(s) failed[/red]")
+    below = threshold is not None and _below(console, result, scorer_id, threshold)
+    failed = result.failure_line()
+    if failed is not None:
+        typer.echo(printable(failed), err=True)  # the last line: what failed, per step, and the first error
+    if below or failed is not None:
         raise typer.Exit(1)
 
 
@@ -249,15 +269,16 @@ def _failures(result: EvalResult) -> dict[str, list[str]]:
     return lines
 
 
-def _gate(console: Console, result: EvalResult, scorer_id: str, threshold: float) -> None:
-    """Exit with status 1 when the mean or any item is below ``threshold``, or an item failed."""
+def _below(console: Console, result: EvalResult, scorer_id: str, threshold: float) -> bool:
+    """True (and said) when the mean or any item is below ``threshold``, or an item failed."""
     s, fs = result.summary, result.summary.scorers[scorer_id]
     below = [it.id for it in result.items if scorer_id in it.results and it.results[scorer_id].score < threshold]
     if fs.mean is None or fs.mean < threshold or below or s.failed_items:
         mean = "-" if fs.mean is None else f"{fs.mean:.3f}"
         counts = f"{len(below)} item(s) below, {s.failed_items} failed"
         console.print(f"[red]below threshold {threshold:g}: mean {mean}, {counts}[/red]")
-        raise typer.Exit(1)
+        return True
+    return False
 
 
 def register(app: typer.Typer) -> None:

@@ -8,6 +8,7 @@ its error (type, message and step) and the run goes on. Reusing an ``eval_id`` r
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 import uuid
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ from troth.evals.entries import scorer_entries
 from troth.evals.eval_result import EvalResult, ItemResult, OnItemComplete, summarise
 from troth.ratelimit import RateLimit, check_rate_limit
 from troth.store import Store, open_store
+
+log = logging.getLogger("troth")
 
 
 def new_eval_id() -> str:
@@ -109,7 +112,10 @@ async def arun_evals(
         if kept is not None and settings.store is not kept:
             with contextlib.suppress(StoreError):  # a write that failed is on the items already
                 kept.close()
-    return EvalResult(job.eval_id, list(results), summarise(results, entries, time.perf_counter() - started_at))
+    result = EvalResult(job.eval_id, list(results), summarise(results, entries, time.perf_counter() - started_at))
+    if (line := result.failure_line()) is not None:
+        log.warning("%s", line, extra={"failure_line": True})  # on stderr unless the app configures logging
+    return result
 
 
 def flush(store: Store, results: list[ItemResult]) -> None:

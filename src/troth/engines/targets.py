@@ -76,4 +76,9 @@ def normalise_output(output: Any) -> Any:
         for key in ("messages", "text", "output"):
             if isinstance(output.get(key), str) or is_messages(output.get(key)):
                 return output[key]
-    raise TypeError(f"target returned {type(output).__name__}; expected a string, chat messages, or .text/.messages")
+    expected = "its answer: a string, a list of chat messages, or an object with .text or .messages"
+    if output is None:
+        raise TypeError(f"target returned None; expected {expected} (does it return what it computes?)")
+    shown = repr(output)
+    shown = shown if len(shown) <= 60 else shown[:59] + "…"
+    raise TypeError(f"target returned {type(output).__name__} {shown}; expected {expected}")

@@ -118,6 +118,22 @@ class EvalResult:
                 )
         return out
 
+    def failure_line(self) -> str | None:
+        """What failed, in one line: per step, how many items failed there and the first error;
+        None when nothing failed. ``run_evals`` logs it (a warning, on stderr by default)."""
+        firsts: dict[str, str] = {}
+        counts: dict[str, set[str]] = {}
+        for item in self.items:
+            for key, err in item.errors.items():
+                step = err.step or key
+                firsts.setdefault(step, _first(item.id, err))
+                counts.setdefault(step, set()).add(item.id)
+        if not firsts:
+            return None
+        failed = sum(1 for item in self.items if item.failed)
+        parts = [f"{step} {len(counts[step])} ({first})" for step, first in firsts.items()]
+        return f"troth: {failed} of {len(self.items)} item(s) failed: " + "; ".join(parts)
+
     def to_pandas(self) -> Any:
         """A pandas DataFrame with one row per item x scorer (needs pandas)."""
         try:
@@ -128,6 +144,12 @@ class EvalResult:
 
 
 OnItemComplete = Callable[[ItemResult, Any, dict[str, ScoreResult]], Any]
+
+
+def _first(item_id: str, err: ItemError, width: int = 200) -> str:
+    """The first error of a step, named by its item, cut to ``width`` characters."""
+    text = f"first: item {item_id!r}: {err.type}: {' '.join(err.message.split())}"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def summarise(items: list[ItemResult], entries: list[ScorerEntry], wall: float) -> EvalSummary:
