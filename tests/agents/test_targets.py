@@ -4,6 +4,7 @@ item keeps the tool calls, the usage and the run id; failures stay on their item
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +122,32 @@ def test_no_framework_is_imported_with_troth() -> None:
     code = f"import sys, troth; print([m for m in {frameworks!r} if m in sys.modules])"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_openai_agents_without_tracing_get_troth_ids_and_one_warning(
+    model_server: FakeOpenAIServer, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from troth.agents import openai_agents
+
+    monkeypatch.setattr(openai_agents, "_warned", False)
+    agent = FRAMEWORKS["openai-agents"](model_server.base_url)  # the SDK's tracing disabled, as the example has it
+    items = [{"id": "q1", "input": QUESTION}, {"id": "q2", "input": QUESTION}]
+    with caplog.at_level(logging.WARNING, logger="troth"):
+        result = run_evals(items, [create_faithfulness_scorer("local")], target=agent, store=None, quiet=True)
+    ids = [item.metadata["agent"]["run_id"] for item in result.items]
+    assert all(i.startswith("troth-") for i in ids) and len(set(ids)) == 2  # never the SDK's "no-op"
+    said = [r.getMessage() for r in caplog.records if r.name == "troth.agents"]
+    assert len(said) == 1 and "set_trace_processors([TrothProcessor(monitor)])" in said[0]
+
+
+def test_openai_agents_with_tracing_keep_the_sdk_trace_id(model_server: FakeOpenAIServer) -> None:
+    from agents import set_trace_processors, set_tracing_disabled
+
+    agent = FRAMEWORKS["openai-agents"](model_server.base_url)
+    set_tracing_disabled(False)
+    set_trace_processors([])  # traces stay here: no exporter
+    try:
+        result = run_evals([{"id": "q1", "input": QUESTION}], [create_faithfulness_scorer("local")], target=agent)
+    finally:
+        set_tracing_disabled(True)
+    assert result.items[0].metadata["agent"]["run_id"].startswith("trace_")

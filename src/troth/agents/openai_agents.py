@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from collections import OrderedDict
 from typing import Any
 
 from agents.tracing import TracingProcessor
 
-from troth.agents.run import AgentRun, Recorder, ToolCall, as_text, assemble
+from troth.agents.run import AgentRun, Recorder, ToolCall, as_text, assemble, tool_arguments
 
 log = logging.getLogger("troth.live.monitor")
+warn = logging.getLogger("troth.agents")
+NO_OP = "no-op"  # the trace id of every run while the SDK's tracing is disabled
+_warned = False
 MAX_OPEN_TRACES = 10_000  # traces started and not ended that are tracked at most (the oldest are let go)
 
 
@@ -34,7 +38,24 @@ async def run(agent: Any, value: Any) -> AgentRun:
             call_id = str(raw.get("call_id") if isinstance(raw, dict) else getattr(raw, "call_id", len(calls)))
             calls.setdefault(call_id, {"name": "tool", "arguments": None})["output"] = as_text(item.output)
     usage = result.context_wrapper.usage
-    return assemble("openai-agents", result.final_output, calls, usage, getattr(current, "trace_id", None))
+    return assemble("openai-agents", result.final_output, calls, usage, _run_id(current))
+
+
+def _run_id(current: Any) -> str:
+    """The run's trace id; with the SDK's tracing disabled (a no-op trace), an id of troth's own,
+    and a warning, once, that live hooks see nothing then."""
+    trace_id = getattr(current, "trace_id", None)
+    if trace_id and trace_id != NO_OP:
+        return str(trace_id)
+    global _warned
+    if not _warned:
+        _warned = True
+        warn.warning(
+            "the Agents SDK's tracing is disabled: runs get troth's own ids, and a TrothProcessor records "
+            "nothing; to keep traces local instead, leave tracing on and call "
+            "agents.set_trace_processors([TrothProcessor(monitor)])"
+        )
+    return f"troth-{uuid.uuid4().hex}"
 
 
 class _Trace:
@@ -50,7 +71,7 @@ class _Trace:
         kind = type(data).__name__
         if kind == "FunctionSpanData":
             output = None if data.output is None else as_text(data.output)
-            self.tool_calls.append(ToolCall(data.name, data.input, output))
+            self.tool_calls.append(ToolCall(data.name, tool_arguments(data.input), output))
         elif kind in ("GenerationSpanData", "ResponseSpanData"):
             self.usage["requests"] += 1
             if kind == "GenerationSpanData":
