@@ -1,9 +1,11 @@
 """Items from traces already collected: an OTLP/JSON trace export (what the OpenTelemetry
 Collector's file exporter writes: one ``{"resourceSpans": [...]}`` request per line, or one
-document) read with the GenAI semantic conventions. Each agent run (``invoke_agent``), and each
-LLM call (``chat``, ...) not inside one, is an item: its input and output from its messages
-(pydantic-ai's ``final_result`` and ``pydantic_ai.all_messages`` too), its context from what its
-tool and retrieval spans returned, its trace and span ids in ``metadata``. A span that cannot be
+document) read with the GenAI semantic conventions or OpenInference's, told apart span by span
+(:mod:`troth.evals.conventions`). Each agent run (the outermost ``invoke_agent``: agent spans
+nested in it fold into it), and each LLM call (``chat``, ...) not inside one, is an item: its
+input and output from its messages (pydantic-ai's ``final_result`` and
+``pydantic_ai.all_messages`` too), its context from what its tool and retrieval spans returned
+(or the tool messages its last LLM call was given), its trace and span ids in ``metadata``. A span that cannot be
 read is an item with its error, so nothing in the file goes uncounted.
 """
 
@@ -16,12 +18,12 @@ from itertools import chain
 from typing import Any
 
 from troth.errors import InvalidTraceError
+from troth.evals.conventions import flat_messages, tool_result
 from troth.evals.otlp_wire import ERROR, Span, broken_row, is_request, loads, requests, spans
 from troth.text.transcripts import as_segment
 
 AGENT_OPERATIONS = frozenset({"invoke_agent"})
 LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
-TOOL_RESULT_KEYS = ("gen_ai.tool.call.result", "tool_response")
 Key = tuple[str, str]
 
 
@@ -39,7 +41,9 @@ def read_otlp(text: str, where: str) -> list[dict[str, Any]] | None:
     found, broken = spans(chain(head, parts))
     rows = _items(found) + broken
     if not rows:
-        raise InvalidTraceError(f"{where}: no agent or LLM operation (gen_ai.operation.name) in its spans")
+        raise InvalidTraceError(
+            f"{where}: no agent or LLM operation in its spans (gen_ai.operation.name, or openinference.span.kind)"
+        )
     return rows
 
 
@@ -60,7 +64,7 @@ def _items(found: list[Span]) -> list[dict[str, Any]]:
     for span in by_key.values():
         if span.key in cycle:
             rows.append(_failed(span, "it is its own ancestor (its parent ids form a cycle)"))
-        elif span.operation in AGENT_OPERATIONS:
+        elif span.operation in AGENT_OPERATIONS and above[span.key] != "agent":  # the outermost agent span
             rows.append(_row(span))
         elif span.operation in LLM_OPERATIONS and above[span.key] != "agent":
             rows.append(_llm_row(span, above[span.key]))
@@ -156,10 +160,19 @@ def _messages(span: Span) -> list[dict[str, Any]]:
     for key in ("pydantic_ai.all_messages", "gen_ai.input.messages"):
         if key in span.attributes:
             return _json_list(span, key)
-    for child in descendants(span):
-        if child.operation in LLM_OPERATIONS and "gen_ai.input.messages" in child.attributes:
-            return _json_list(child, "gen_ai.input.messages")
+    for call in (span, *(c for c in descendants(span) if c.operation in LLM_OPERATIONS)):
+        if "gen_ai.input.messages" in call.attributes:
+            return _json_list(call, "gen_ai.input.messages")
+        if (flat := flat_messages(call.attributes, "input")) is not None:
+            return flat
     return []
+
+
+def _said(call: Span, direction: str) -> list[dict[str, Any]] | None:
+    """The messages an LLM call was given (``input``) or wrote (``output``), in either convention."""
+    if f"gen_ai.{direction}.messages" in call.attributes:
+        return _json_list(call, f"gen_ai.{direction}.messages")
+    return flat_messages(call.attributes, direction)
 
 
 def _output(span: Span, messages: list[dict[str, Any]]) -> str | None:
@@ -167,28 +180,35 @@ def _output(span: Span, messages: list[dict[str, Any]]) -> str | None:
         return as_segment(span.attributes["final_result"])
     calls = [span] + [c for c in descendants(span) if c.operation in LLM_OPERATIONS]
     for call in reversed(calls):
-        if "gen_ai.output.messages" in call.attributes:
-            return _last_text(_json_list(call, "gen_ai.output.messages"), "assistant")
+        if (said := _said(call, "output")) is not None and (text := _last_text(said, "assistant")):
+            return text
     return _last_text(messages, "assistant") if span.operation in AGENT_OPERATIONS else None
 
 
 def _context(span: Span, messages: list[dict[str, Any]]) -> list[str]:
     """What the span's tools and retrievers returned (its tool spans, else the tool results in
-    its messages), one segment each."""
+    its messages or in its last LLM call's), one segment each."""
     found = []
     for child in descendants(span):
-        for key in TOOL_RESULT_KEYS:
-            if child.attributes.get(key) is not None:
-                found.append(as_segment(child.attributes[key]))
+        if (result := tool_result(child.attributes, child.operation)) is not None:
+            found.append(result)
         found += [str(v) for k, v in sorted(child.attributes.items()) if k.endswith(".document.content")]
-    if not found:  # an LLM call on its own: the tool results it was given
-        found = [
-            as_segment(p.get("result"))
-            for m in messages
-            for p in m.get("parts") or []
-            if isinstance(p, dict) and p.get("type") == "tool_call_response"
-        ]
+    calls = [c for c in descendants(span) if c.operation in LLM_OPERATIONS]
+    for given in (messages, _said(calls[-1], "input") if calls else None):
+        if not found and given:  # no tool span said what it returned: the tool results in the messages
+            found = _tool_messages(given)
     return [text for text in found if text.strip()]
+
+
+def _tool_messages(messages: list[dict[str, Any]]) -> list[str]:
+    """The tool results in a conversation: GenAI ``tool_call_response`` parts, or ``tool`` messages."""
+    found = [
+        as_segment(p.get("result"))
+        for m in messages
+        for p in m.get("parts") or []
+        if isinstance(p, dict) and p.get("type") == "tool_call_response"
+    ]
+    return found + [_text(m) for m in messages if m.get("role") == "tool" and _text(m)]
 
 
 def _text(message: Mapping[str, Any]) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from troth.errors import InvalidTraceError
+from troth.evals import conventions
 
 MAX_DEPTH = 64  # an OTLP request nests about 12 deep; attribute values add a few levels
 ERROR = "InvalidTraceError"
@@ -128,8 +129,8 @@ class Span:
 
     @property
     def operation(self) -> str | None:
-        found = self.attributes.get("gen_ai.operation.name")
-        return str(found) if found is not None else None
+        """What the span did, in GenAI terms, whichever convention wrote it."""
+        return conventions.operation(self.attributes, root=self.parent_id is None)
 
 
 def loads(text: str, where: str) -> Any:

@@ -1,0 +1,119 @@
+"""Trace files written by OpenInference (Arize Phoenix's convention), read as the GenAI ones are:
+real spans of real agents (the OpenAI Agents SDK and LangGraph, each with its OpenInference
+instrumentation package, against the loopback model), one item per agent run, the tool's text
+as context; and the convention's pieces on their own."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agents.conftest import ANSWER, TOOL_RESULT, need
+from tests.agents.frameworks import FRAMEWORKS
+from tests.evals.test_otlp import QUESTION, otlp_lines, tracer
+from troth import create_faithfulness_scorer, run_evals
+from troth.evals.conventions import flat_messages, operation, unwrap
+from troth.testing import FakeOpenAIServer
+
+
+def openai_agents_spans(base_url: str) -> list[Any]:
+    need("openinference.instrumentation.openai_agents")
+    from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    from agents import Runner, set_trace_processors, set_tracing_disabled
+
+    provider, exporter = tracer()
+    agent = FRAMEWORKS["openai-agents"](base_url)
+    set_tracing_disabled(False)
+    set_trace_processors([])  # nothing to OpenAI: the instrumentation's processor alone
+    instrumentor = OpenAIAgentsInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        asyncio.run(Runner.run(agent, QUESTION))
+    finally:
+        instrumentor.uninstrument()
+        set_trace_processors([])
+        set_tracing_disabled(True)
+    return list(exporter.get_finished_spans())
+
+
+def langgraph_spans(base_url: str) -> list[Any]:
+    need("openinference.instrumentation.langchain")
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    provider, exporter = tracer()
+    instrumentor = LangChainInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        agent = FRAMEWORKS["langgraph"](base_url)
+        asyncio.run(agent.ainvoke({"messages": [("user", QUESTION)]}))
+    finally:
+        instrumentor.uninstrument()
+    return list(exporter.get_finished_spans())
+
+
+@pytest.mark.parametrize("spans_of", [openai_agents_spans, langgraph_spans], ids=["openai-agents", "langgraph"])
+def test_an_openinference_trace_is_one_item_per_agent_run_with_the_tool_text_as_context(
+    spans_of: Any, model_server: FakeOpenAIServer, tmp_path: Path
+) -> None:
+    spans = spans_of(model_server.base_url)
+    assert all("openinference.span.kind" in s.attributes for s in spans)  # OpenInference's, not GenAI's
+    path = tmp_path / "traces.json"
+    path.write_text("\n".join(otlp_lines(spans)) + "\n", encoding="utf-8")
+    result = run_evals(str(path), [create_faithfulness_scorer("local")], store=None, quiet=True)
+    (item,) = result.items  # nested agent and chain spans fold into the outermost
+    assert item.errors == {} and item.input == QUESTION and item.output == ANSWER
+    assert item.context == [TOOL_RESULT] and item.results["faithfulness"].score == 1.0
+    root = next(s for s in spans if s.parent is None)
+    assert item.metadata["span_id"] == format(root.context.span_id, "016x")
+
+
+def test_openinference_kinds_are_genai_operations() -> None:
+    assert operation({"openinference.span.kind": "AGENT"}, root=False) == "invoke_agent"
+    assert operation({"openinference.span.kind": "LLM"}, root=False) == "chat"
+    assert operation({"openinference.span.kind": "TOOL"}, root=False) == "execute_tool"
+    assert operation({"openinference.span.kind": "CHAIN"}, root=True) == "invoke_agent"  # LangGraph's graph
+    assert operation({"openinference.span.kind": "CHAIN"}, root=False) == "chain"
+    assert operation({"gen_ai.operation.name": "chat", "openinference.span.kind": "AGENT"}, root=True) == "chat"
+    assert operation({}, root=True) is None
+
+
+def test_flattened_messages_are_read_in_order() -> None:
+    attributes = {
+        "llm.input_messages.1.message.role": "tool",
+        "llm.input_messages.1.message.content": "It opened in 1932.",
+        "llm.input_messages.0.message.role": "user",
+        "llm.input_messages.0.message.content": "When?",
+        "llm.output_messages.0.message.content": "1932.",
+    }
+    assert flat_messages(attributes, "input") == [
+        {"role": "user", "content": "When?"},
+        {"role": "tool", "content": "It opened in 1932."},
+    ]
+    assert flat_messages(attributes, "output") == [{"content": "1932."}]
+    assert flat_messages({}, "input") is None
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("It opened in 1932.", "It opened in 1932."),  # plain text stays
+        ('{"content": "It opened in 1932.", "type": "tool"}', "It opened in 1932."),  # a message
+        ('{"lc": 1, "kwargs": {"content": "It opened in 1932."}}', "It opened in 1932."),  # LangChain's serialization
+        ('{"update": {"messages": [{"type": "tool", "data": {"content": "It opened."}}]}}', "It opened."),  # a Command
+        ("42", "42"),
+    ],
+)
+def test_a_tool_output_is_unwrapped_to_its_text(value: str, text: str) -> None:
+    assert unwrap(value) == text
+
+
+@pytest.fixture
+def model_server() -> Any:
+    from tests.agents.conftest import scripted_agent_model
+
+    with FakeOpenAIServer(scripted_agent_model()) as server:
+        yield server
