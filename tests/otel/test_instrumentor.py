@@ -124,3 +124,17 @@ def test_import_troth_does_not_import_opentelemetry() -> None:
     code = "import sys, troth; print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_scores_of_a_trace_file_go_onto_the_trace_they_judge(otel: Telemetry, tmp_path: Path) -> None:
+    from tests.evals.test_otlp import llm_span, otlp_lines
+
+    (judged,) = llm_span("The Harbour Bridge opened in 1932.")  # an app's own chat span, in a file
+    path = tmp_path / "traces.json"
+    path.write_text("\n".join(otlp_lines([judged])) + "\n", encoding="utf-8")
+    result = run_evals(str(path), [create_faithfulness_scorer("local")], store=None, quiet=True)
+    assert result.items[0].results["faithfulness"].score == 1.0
+    (event,) = otel.events()
+    assert (event.trace_id, event.span_id) == (judged.context.trace_id, judged.context.span_id)
+    (run,) = otel.spans("evaluate")
+    assert run.context.trace_id != judged.context.trace_id  # troth's own run is a trace of its own

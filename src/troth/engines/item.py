@@ -29,7 +29,7 @@ from troth.redaction import redact
 from troth.scorers.base import Scorer
 from troth.scorers.inputs import resolve_context
 from troth.store.base import RunRecord, Store, now
-from troth.telemetry import Evaluation
+from troth.telemetry import Evaluation, SpanRef
 from troth.text.transcripts import Transcript, is_messages
 from troth.values import ScoreResult
 
@@ -202,6 +202,19 @@ class _Scoring:
             self.outcome.records.append(record)
         except Exception as exc:
             self.outcome.errors["store"] = item_error(exc, "store")
+
+
+def judged_span(item: Item) -> SpanRef | None:
+    """The span an item was read from (a trace file's: hex ``trace_id`` and ``span_id`` in its
+    metadata), so that its scores go onto the trace they judge; None for any other item."""
+    trace_id, span_id = item.metadata.get("trace_id"), item.metadata.get("span_id")
+    if not (isinstance(trace_id, str) and isinstance(span_id, str) and len(trace_id) == 32 and len(span_id) == 16):
+        return None
+    try:
+        found = SpanRef(int(trace_id, 16), int(span_id, 16))
+    except ValueError:
+        return None
+    return found if found.trace_id and found.span_id else None
 
 
 def evaluations_of(outcome: Outcome, entries: Sequence[ScorerEntry], scored: Sequence[Scorer]) -> list[Evaluation]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from troth import telemetry
 from troth.engines.base import EvalJob
-from troth.engines.item import evaluations_of, item_complete, save_outcome, score_item
+from troth.engines.item import evaluations_of, item_complete, judged_span, save_outcome, score_item
 from troth.engines.resume import Done, check_resume, split_done, stored_hashes
 from troth.engines.targets import check_runnable
 from troth.evals.dataset import check_target, load_items
@@ -69,7 +69,7 @@ class LocalEngine:
                 outcome = await score_item(
                     item, todo, target=job.target, eval_id=job.eval_id, keep_records=job.store is not None
                 )
-                telemetry.emit(evaluations_of(outcome, job.entries, todo))
+                telemetry.emit(evaluations_of(outcome, job.entries, todo), judged_span(item))
             outcome.resumed, outcome.rescored = resumed, changed
             if job.store is not None:
                 save_outcome(job.store, outcome)

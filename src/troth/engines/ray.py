@@ -20,7 +20,7 @@ from typing import Any
 
 from troth import telemetry
 from troth.engines.base import EvalJob
-from troth.engines.item import Outcome, evaluations_of, item_complete, save_outcome
+from troth.engines.item import Outcome, evaluations_of, item_complete, judged_span, save_outcome
 from troth.engines.resume import Done, check_resume, stored_hashes
 from troth.engines.targets import check_runnable
 from troth.engines.worker import JSONL, ROWS, TABLE, ScoreWorker, WorkerSpec
@@ -221,4 +221,4 @@ class Collector:
             return
         scored = [e.scorer for e in self.job.entries if e.scorer.id not in outcome.resumed]
         with telemetry.item_span(self.job.eval_id, outcome.item.id):
-            telemetry.emit(evaluations_of(outcome, self.job.entries, scored))
+            telemetry.emit(evaluations_of(outcome, self.job.entries, scored), judged_span(outcome.item))
