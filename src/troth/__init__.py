@@ -28,7 +28,7 @@ from troth.errors import (
     TrothError,
     UnknownModelError,
 )
-from troth.evals import EvalResult, EvalSummary, Item, ItemError, ItemResult, ScorerEntry
+from troth.evals import EvalResult, EvalSummary, Item, ItemError, ItemResult, ScorerEntry, read_traces
 from troth.judges import Judge
 from troth.live import Budget, Monitor, MonitorStats, Sampling
 from troth.prices import set_prices
@@ -106,6 +106,7 @@ __all__ = [
     "create_faithfulness_scorer",
     "create_hallucination_scorer",
     "create_scorer",
+    "read_traces",
     "run_evals",
     "set_prices",
 ]

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from troth.bounds import check
 from troth.cli import judging as J
+from troth.cli import traces as T
 from troth.cli.app import one_line_errors
 from troth.cli.layout import WideOption, field, pack, show_lines
 from troth.cli.layout import console as layout_console
@@ -100,6 +101,13 @@ def eval_command(
     wide: WideOption = False,
     scorer_name: J.ScorerOption = "faithfulness",
     opt: J.OptOption = None,
+    level: T.LevelOption = None,
+    span_name: T.SpanNameOption = None,
+    attr: T.AttrOption = None,
+    sample: T.SampleOption = None,
+    input_attr: T.InputAttrOption = None,
+    output_attr: T.OutputAttrOption = None,
+    context_attr: T.ContextAttrOption = None,
 ) -> None:
     """Score every item of DATA for faithfulness, or with what --scorer names."""
     from troth import run_evals
@@ -116,8 +124,9 @@ def eval_command(
             scorer_name, model, base_url, opt, max_wait, scale=scale, strategy=strategy, reason=reason
         )
         on_ray = RayEngine(ray_address, workers, concurrency) if engine is EngineName.ray else None
+        items = T.trace_data(data, level, span_name, attr, sample, (input_attr, output_attr, context_attr))
         result = run_evals(
-            data,
+            items,
             [{"scorer": scorer, "threshold": threshold}],
             concurrency=concurrency,
             eval_id=eval_id,

@@ -6,7 +6,7 @@ thresholds), ``records`` (results <-> store records), ``eval_result`` (what a ru
 scored, is :mod:`troth.engines` (``troth.run_evals``).
 """
 
-from troth.evals.dataset import load_items
+from troth.evals.dataset import load_items, read_traces
 from troth.evals.entries import ScorerEntry
 from troth.evals.eval_result import EvalResult, EvalSummary, ItemError, ItemResult, OnItemComplete, ScorerSummary
 from troth.evals.item import ITEM_FIELDS, Item
@@ -23,6 +23,7 @@ __all__ = [
     "ScorerEntry",
     "ScorerSummary",
     "load_items",
+    "read_traces",
     "result_from_record",
     "to_record",
 ]

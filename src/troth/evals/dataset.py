@@ -13,10 +13,11 @@ from typing import Any
 from troth.evals.eval_result import ItemError
 from troth.evals.item import ITEM_FIELDS, Item
 from troth.evals.otlp import read_otlp
+from troth.evals.trace_options import Level, TraceOptions
 from troth.scorers.inputs import validate_context
 from troth.textfiles import read_text
 
-__all__ = ["ITEM_FIELDS", "Item", "check_row", "check_target", "load_items"]
+__all__ = ["ITEM_FIELDS", "Item", "check_row", "check_target", "load_items", "read_traces"]
 
 
 def load_items(data: Any) -> list[Item]:
@@ -43,6 +44,30 @@ def load_items(data: Any) -> list[Item]:
     return items
 
 
+def read_traces(
+    path: str | Path,
+    *,
+    level: Level = "agent",
+    span_name: str | None = None,
+    attributes: Mapping[str, str] | None = None,
+    sample: float | None = None,
+    input_attr: str | None = None,
+    output_attr: str | None = None,
+    context_attr: str | None = None,
+) -> list[Item]:
+    """The items of a trace file (an OTLP/JSON export), for ``run_evals``: one per agent run (and
+    per LLM call outside one), or per LLM call with ``level="llm"``; only the spans named
+    ``span_name`` with the ``attributes`` given; ``sample``: the share of traces kept (by trace
+    id); ``*_attr``: the attribute holding the input, output or context, for spans of a
+    convention troth does not read."""
+    options = TraceOptions(level, span_name, dict(attributes or {}), sample, input_attr, output_attr, context_attr)
+    path = Path(path)
+    rows = read_otlp(read_text(path), str(path), options)
+    if rows is None:
+        raise ValueError(f'{path}: not an OTLP/JSON trace export (a {{"resourceSpans": [...]}} request per line)')
+    return load_items(rows)
+
+
 def check_target(items: list[Item], target: Any) -> None:
     """ValueError naming the first item without an output when there is no target to make one."""
     missing = next((it.id for it in items if it.output is None and it.error is None), None)
@@ -52,6 +77,8 @@ def check_target(items: list[Item], target: Any) -> None:
 
 def check_row(row: Any, where: str, *, default_id: str | None = None) -> Item:
     """One row as an :class:`Item`; ValueError/TypeError naming ``where`` if bad."""
+    if isinstance(row, Item):
+        return row  # checked when it was made
     if not isinstance(row, Mapping):
         raise TypeError(f"{where} must be a dict, not {type(row).__name__}")
     if row.get("input") is None and row.get("output") is None and row.get("error") is None:

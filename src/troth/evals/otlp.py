@@ -18,8 +18,9 @@ from itertools import chain
 from typing import Any
 
 from troth.errors import InvalidTraceError
-from troth.evals.conventions import flat_messages, tool_result
+from troth.evals.conventions import flat_messages, tool_result, unwrap
 from troth.evals.otlp_wire import ERROR, Span, broken_row, is_request, loads, requests, spans
+from troth.evals.trace_options import TraceOptions
 from troth.text.transcripts import as_segment
 
 AGENT_OPERATIONS = frozenset({"invoke_agent"})
@@ -27,9 +28,10 @@ LLM_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 Key = tuple[str, str]
 
 
-def read_otlp(text: str, where: str) -> list[dict[str, Any]] | None:
+def read_otlp(text: str, where: str, options: TraceOptions | None = None) -> list[dict[str, Any]] | None:
     """The rows (items) of an OTLP/JSON export, or None when the text is not one (told by
-    parsing it); InvalidTraceError when the export has no item to read."""
+    parsing it); InvalidTraceError when the export has no item to read. ``options``: which spans
+    are items and where their fields are (default: an item per agent run)."""
     parts = requests(text, where)
     head = []
     for part in parts:
@@ -39,7 +41,10 @@ def read_otlp(text: str, where: str) -> list[dict[str, Any]] | None:
     if not head or not is_request(head[-1][1]):
         return None
     found, broken = spans(chain(head, parts))
-    rows = _items(found) + broken
+    options = options or TraceOptions()
+    rows = _items(found, options) + broken
+    if not rows and options.filtered:
+        raise InvalidTraceError(f"{where}: no span is kept by the span name, attribute and sample asked for")
     if not rows:
         raise InvalidTraceError(
             f"{where}: no agent or LLM operation in its spans (gen_ai.operation.name, or openinference.span.kind)"
@@ -47,9 +52,10 @@ def read_otlp(text: str, where: str) -> list[dict[str, Any]] | None:
     return rows
 
 
-def _items(found: list[Span]) -> list[dict[str, Any]]:
-    """An item for each agent run and each LLM call outside one; a failed item for a span in a
-    parent cycle, a duplicated span id, or an LLM call whose parent is not in the file."""
+def _items(found: list[Span], options: TraceOptions) -> list[dict[str, Any]]:
+    """An item for each agent run and each LLM call outside one (each LLM call at level
+    ``llm``), as the options filter them; a failed item for a span in a parent cycle, a
+    duplicated span id, or an LLM call whose parent is not in the file."""
     counts = Counter(s.key for s in found)
     rows = [
         _failed(s, f"span id {s.span_id} appears {counts[s.key]} times in trace {s.trace_id}", by_place=True)
@@ -62,16 +68,23 @@ def _items(found: list[Span]) -> list[dict[str, Any]]:
             parent.children.append(span)
     above, cycle = _above(by_key)
     for span in by_key.values():
+        if not options.wanted(span.name, span.attributes, span.trace_id):
+            continue
         if span.key in cycle:
             rows.append(_failed(span, "it is its own ancestor (its parent ids form a cycle)"))
+        elif options.span_name is not None:  # the spans asked for by name are the items, whatever they did
+            rows.append(_row(span, options))
+        elif options.level == "llm":
+            if span.operation in LLM_OPERATIONS and not _asked_tools_only(span):
+                rows.append(_llm_row(span, "cycle" if above[span.key] == "cycle" else "root", options))
         elif span.operation in AGENT_OPERATIONS and above[span.key] != "agent":  # the outermost agent span
-            rows.append(_row(span))
+            rows.append(_row(span, options))
         elif span.operation in LLM_OPERATIONS and above[span.key] != "agent":
-            rows.append(_llm_row(span, above[span.key]))
+            rows.append(_llm_row(span, above[span.key], options))
     return rows
 
 
-def _llm_row(span: Span, above: str) -> dict[str, Any]:
+def _llm_row(span: Span, above: str, options: TraceOptions) -> dict[str, Any]:
     if above == "orphan":
         return _failed(
             span,
@@ -79,7 +92,7 @@ def _llm_row(span: Span, above: str) -> dict[str, Any]:
         )
     if above == "cycle":
         return _failed(span, "a span above it is its own ancestor (its parent ids form a cycle)")
-    return _row(span)
+    return _row(span, options)
 
 
 def _above(by_key: Mapping[Key, Span]) -> tuple[dict[Key, str], set[Key]]:
@@ -137,22 +150,53 @@ def _failed(span: Span, problem: str, *, by_place: bool = False) -> dict[str, An
     return row
 
 
-def _row(span: Span) -> dict[str, Any]:
+def _row(span: Span, options: TraceOptions) -> dict[str, Any]:
     meta = {"trace_id": span.trace_id, "span_id": span.span_id, "operation": span.operation, "span": span.name}
     if (response_id := span.attributes.get("gen_ai.response.id")) is not None:
         meta["response_id"] = str(response_id)
     row: dict[str, Any] = {"id": f"{span.trace_id}/{span.span_id}", "metadata": meta}
     try:
         messages = _messages(span)
-        row["input"] = _first_text(messages, "user")
-        row["output"] = _output(span, messages)
-        row["context"] = _context(span, messages) or None
+        row["input"] = _named(span, options.input_attr, "input") or _first_text(messages, "user")
+        row["output"] = _named(span, options.output_attr, "output") or _output(span, messages)
+        found = _gathered(span, options.context_attr) if options.context_attr else _context(span, messages)
+        row["context"] = found or None
     except InvalidTraceError as exc:
         return {**row, "input": None, "output": None, "error": {"type": ERROR, "message": str(exc)}}
     if row["output"] is None:
-        problem = f"{span.label}: has no output (final_result or gen_ai.output.messages)"
+        problem = (
+            f"{span.label}: has no output (final_result, gen_ai.output.messages or llm.output_messages); "
+            "name the attribute that holds it: --output-attr NAME (output_attr= in troth.read_traces)"
+        )
         return {**row, "output": None, "error": {"type": ERROR, "message": problem}}
     return row
+
+
+def _asked_tools_only(span: Span) -> bool:
+    """An LLM call whose answer is tool calls and no text: a step of an agent run, not an answer."""
+    try:
+        said = _said(span, "output")
+    except InvalidTraceError:
+        return False  # unreadable: it is an item, failed with why
+    if not said or any(_text(m) for m in said):
+        return False
+    parts = [p for m in said for p in m.get("parts") or [] if isinstance(p, dict)]
+    return any(p.get("type") == "tool_call" for p in parts) or any(".tool_calls." in k for k in span.attributes)
+
+
+def _named(span: Span, name: str | None, field: str) -> str | None:
+    """The text of attribute ``name`` of the span, when the options name one for ``field``."""
+    if name is None:
+        return None
+    if span.attributes.get(name) is None:
+        raise InvalidTraceError(f"{span.label}: has no attribute {name!r} (--{field}-attr)")
+    return as_segment(span.attributes[name])
+
+
+def _gathered(span: Span, name: str) -> list[str]:
+    """Attribute ``name`` of the span and of the spans under it, one segment each."""
+    found = [s.attributes.get(name) for s in (span, *descendants(span))]
+    return [text for value in found if value is not None and (text := unwrap(value)).strip()]
 
 
 def _messages(span: Span) -> list[dict[str, Any]]:
