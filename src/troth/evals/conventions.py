@@ -41,11 +41,11 @@ def flat_messages(attributes: Mapping[str, Any], direction: str) -> list[dict[st
 
 
 def tool_result(attributes: Mapping[str, Any], operation_name: str | None) -> str | None:
-    """What a tool span returned, as text: the GenAI attribute, or an OpenInference tool span's
-    ``output.value`` unwrapped from the framework's serialization (a message's ``content``)."""
+    """What a tool span returned, as text: the GenAI attribute or an OpenInference tool span's
+    ``output.value``, unwrapped from the framework's serialization (a message's ``content``)."""
     for key in GENAI_TOOL_RESULTS:
         if attributes.get(key) is not None:
-            return as_segment(attributes[key])
+            return unwrap(attributes[key])
     if operation_name == TOOL and attributes.get("output.value") is not None:
         return unwrap(attributes["output.value"])
     return None
@@ -54,16 +54,15 @@ def tool_result(attributes: Mapping[str, Any], operation_name: str | None) -> st
 def unwrap(value: Any) -> str:
     """A tool's output as its text: JSON holding a message (``content``, LangChain's ``kwargs``
     or ``update.messages``) gives that message's content; other text is kept as it is."""
-    if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except (json.JSONDecodeError, RecursionError):
-            return value
-        if not isinstance(parsed, (dict, list)):
-            return value
-        value = parsed
-    content = _content(value)
-    return content if content is not None else as_segment(value)
+    if not isinstance(value, str):
+        content = _content(value)
+        return content if content is not None else as_segment(value)
+    try:
+        parsed = json.loads(value)
+    except (json.JSONDecodeError, RecursionError):
+        return value
+    content = _content(parsed) if isinstance(parsed, (dict, list)) else None
+    return content if content is not None else value  # other JSON: the text as written
 
 
 def _content(value: Any) -> str | None:

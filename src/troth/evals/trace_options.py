@@ -17,10 +17,11 @@ LEVELS = ("agent", "llm")
 @dataclass(frozen=True)
 class TraceOptions:
     """``level``: ``"agent"`` (an item per agent run, and per LLM call outside one) or ``"llm"``
-    (an item per LLM call); ``span_name``: the spans with that name are the items, whatever their
-    operation; ``attributes``: only the spans with those attribute values; ``sample``: the share of traces kept (drawn from the trace id, so a trace is
-    kept or left whole); ``input_attr``/``output_attr``/``context_attr``: the attribute holding
-    each (the context one is gathered from the span and the spans under it)."""
+    (an item per LLM call that answers); ``span_name``: the spans with that name are the items,
+    whatever their operation; ``attributes``: only the spans with those attribute values;
+    ``sample``: the share of traces kept (drawn from the trace id, so a trace is kept or left
+    whole); ``input_attr``/``output_attr``/``context_attr``: the attribute holding each (the
+    context one gathered from the span and the spans under it)."""
 
     level: Level = "agent"
     span_name: str | None = None
