@@ -105,6 +105,7 @@ def test_flattened_messages_are_read_in_order() -> None:
         ('{"lc": 1, "kwargs": {"content": "It opened in 1932."}}', "It opened in 1932."),  # LangChain's serialization
         ('{"update": {"messages": [{"type": "tool", "data": {"content": "It opened."}}]}}', "It opened."),  # a Command
         ("42", "42"),
+        ('{"rows":[1, 2]}', '{"rows":[1, 2]}'),  # other JSON: the text as written
     ],
 )
 def test_a_tool_output_is_unwrapped_to_its_text(value: str, text: str) -> None:
