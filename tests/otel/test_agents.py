@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from tests.agents.conftest import model_server  # noqa: F401  (the fixture)
-from tests.agents.frameworks import WATCHED
+from tests.agents.frameworks import FRAMEWORKS, WATCHED
 from tests.otel.conftest import Telemetry
-from troth import Monitor, create_faithfulness_scorer
+from troth import Monitor, create_faithfulness_scorer, run_evals
+from troth.store import SQLiteStore
 from troth.testing import FakeOpenAIServer
 
 
@@ -65,3 +66,40 @@ def test_an_instrumented_pydantic_ai_run_parents_its_score_to_the_agent_run_span
     (event,) = otel.events()
     (agent_span,) = [s for s in otel.spans() if s.name.startswith(("agent run", "invoke_agent"))]
     assert event.span_id == agent_span.context.span_id and event.trace_id == agent_span.context.trace_id
+
+
+@pytest.mark.parametrize("framework", sorted(FRAMEWORKS))
+def test_an_agent_target_run_under_telemetry_is_stored_under_its_trace_id(
+    framework: str,
+    otel: Telemetry,
+    model_server: FakeOpenAIServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    agent = FRAMEWORKS[framework](model_server.base_url)
+    db = tmp_path / "s.db"
+    items = [{"id": "q1", "input": "When did the Harbour Bridge open?"}]
+    result = run_evals(items, [create_faithfulness_scorer("local")], target=agent, store=str(db), quiet=True)
+    (run_span,) = otel.spans("evaluate")
+    trace_id = format(run_span.context.trace_id, "032x")
+    agent_run = result.items[0].metadata["agent"]
+    assert agent_run["run_id"] == trace_id and agent_run["framework_run_id"] not in (None, trace_id)
+    (record,) = SQLiteStore(db).list_runs()
+    assert record.trace_id == trace_id  # the stored run joins the trace it ran in
+
+
+@pytest.mark.parametrize("framework", sorted(WATCHED))
+def test_a_watched_run_is_stored_under_the_apps_trace_id(
+    framework: str,
+    otel: Telemetry,
+    model_server: FakeOpenAIServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    monitor = Monitor([create_faithfulness_scorer("local")], store=tmp_path / "l.db")
+    try:
+        with otel.tracer.start_as_current_span("POST /ask") as request:
+            asyncio.run(WATCHED[framework](model_server.base_url, monitor, "When did the Harbour Bridge open?"))
+        assert monitor.flush(timeout=30)
+    finally:
+        monitor.close()
+    (record,) = SQLiteStore(tmp_path / "l.db").list_runs()
+    assert record.trace_id == format(request.get_span_context().trace_id, "032x")

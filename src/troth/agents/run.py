@@ -36,6 +36,7 @@ class AgentRun:
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)  # input_tokens, output_tokens, requests
     run_id: str | None = None
+    framework_run_id: str | None = None  # the framework's own id, when run_id is the trace's
 
     @property
     def context(self) -> list[str]:
@@ -45,7 +46,8 @@ class AgentRun:
     def summary(self) -> dict[str, Any]:
         """What an evaluated item keeps of the run (in its ``metadata["agent"]``)."""
         calls = [{"name": c.name, "arguments": c.arguments, "output": c.output, "id": c.id} for c in self.tool_calls]
-        return {"framework": self.framework, "run_id": self.run_id, "tool_calls": calls, "usage": dict(self.usage)}
+        found = {"framework": self.framework, "run_id": self.run_id, "tool_calls": calls, "usage": dict(self.usage)}
+        return found | ({"framework_run_id": self.framework_run_id} if self.framework_run_id else {})
 
 
 def as_text(value: Any) -> str:
