@@ -6,6 +6,8 @@ BIN := $(VENV)/bin
 # llama-cpp-python is built with.
 LOCK := requirements/test.txt
 BUILD_LOCK := requirements/build.txt
+PHOENIX_LOCK := requirements/phoenix.txt
+PHOENIX_VENV := .venv-phoenix
 PIP_VERSION := 26.3
 UV_VERSION := 0.13.8
 # llama.cpp built for any x86-64 CPU with AVX2, not for this machine's: the native build crashes
@@ -15,7 +17,7 @@ EXTRAS_LOCKED := dev verifier llm ray parquet agents otel ui compare model-qwen1
 # The torch wheel of this machine kind (a CPU build on disk) when present.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels --no-emit-find-links)
 
-.PHONY: demo test lint lock bench-peers bench-quick clean
+.PHONY: demo test lint lock phoenix bench-peers bench-quick clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +43,7 @@ demo: $(VENV)/.demo
 	$(BIN)/troth score --example
 
 # On every core (pytest-xdist; at most 4 workers): the model and training tests share one worker.
-test: $(VENV)/.test
+test: $(VENV)/.test $(PHOENIX_VENV)/.done
 	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadgroup
 
 lint: $(VENV)/.test
@@ -58,6 +60,16 @@ lock:
 		--python-version 3.11 $(FIND_LINKS) --upgrade -q --custom-compile-command "make lock" -o $(LOCK)
 	.venv-lock/bin/uv pip compile requirements/build.in --python-version 3.11 --upgrade -q \
 		--custom-compile-command "make lock" -o $(BUILD_LOCK)
+	.venv-lock/bin/uv pip compile requirements/phoenix.in --python-version 3.11 $(FIND_LINKS) --upgrade -q \
+		--custom-compile-command "make lock" -o $(PHOENIX_LOCK)
+
+# Arize Phoenix in a venv of its own, from its own lock: the Phoenix round-trip test runs it as a
+# server on 127.0.0.1 (troth reaches it over HTTP and imports none of it).
+phoenix: $(PHOENIX_VENV)/.done
+$(PHOENIX_VENV)/.done: $(PHOENIX_LOCK)
+	rm -rf $(PHOENIX_VENV) && $(PYTHON) -m venv $(PHOENIX_VENV)
+	$(PHOENIX_VENV)/bin/pip install -q -r $(PHOENIX_LOCK)
+	touch $@
 
 # Peers (RAGAS, DeepEval) in their own venvs under bench/peers/, from lock files.
 bench-peers:
@@ -68,4 +80,4 @@ bench-quick: $(VENV)/.test
 	$(BIN)/python -m bench.throughput --quick
 
 clean:
-	rm -rf $(VENV) .venv-lock .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(PHOENIX_VENV) .venv-lock .pytest_cache .mypy_cache .ruff_cache

@@ -6,6 +6,8 @@ as context; and the convention's pieces on their own."""
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ import pytest
 from tests.agents.conftest import ANSWER, TOOL_RESULT, need
 from tests.agents.frameworks import FRAMEWORKS
 from tests.evals.test_otlp import QUESTION, otlp_lines, tracer
-from troth import create_faithfulness_scorer, run_evals
+from troth import create_faithfulness_scorer, read_traces, run_evals
 from troth.evals.conventions import flat_messages, operation, unwrap
 from troth.testing import FakeOpenAIServer
 
@@ -118,3 +120,21 @@ def model_server() -> Any:
 
     with FakeOpenAIServer(scripted_agent_model()) as server:
         yield server
+
+
+def test_the_proto_field_names_are_read_as_the_json_mapping_allows(tmp_path: Path) -> None:
+    """Phoenix's ``/spans/otlpv1`` writes ``span_id``, ``string_value``...: the JSON mapping's
+    parsers take them as they take ``spanId``, ``stringValue``."""
+    from tests.evals.test_otlp import llm_span, otlp_lines
+
+    def snake(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {re.sub(r"(?<!^)([A-Z])", r"_\1", k).lower(): snake(v) for k, v in value.items()}
+        return [snake(v) for v in value] if isinstance(value, list) else value
+
+    request = snake(json.loads(otlp_lines(llm_span(ANSWER))[0]))
+    assert "resource_spans" in request
+    path = tmp_path / "snake.json"
+    path.write_text(json.dumps({"resourceSpans": request["resource_spans"]}), encoding="utf-8")
+    (item,) = read_traces(path)
+    assert (item.output, item.context, item.error) == (ANSWER, [TOOL_RESULT], None)

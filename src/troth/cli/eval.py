@@ -50,10 +50,10 @@ ResumeOption = Annotated[
 
 
 DataArgument = Annotated[
-    Path,
+    Path | None,
     typer.Argument(
         help="Items: .jsonl or .csv, or an OTLP/JSON trace export (with --engine ray: .jsonl, .parquet, a "
-        "Parquet folder)."
+        "Parquet folder); or none, with --from-phoenix."
     ),
 ]
 
@@ -76,7 +76,7 @@ MaxWaitOption = Annotated[
 
 
 def eval_command(
-    data: DataArgument,
+    data: DataArgument = None,
     model: J.ModelOption = None,
     base_url: J.BaseUrlOption = None,
     concurrency: Annotated[int, typer.Option(help="Judge calls in flight at most (Ray: per worker).")] = 8,
@@ -108,6 +108,8 @@ def eval_command(
     input_attr: T.InputAttrOption = None,
     output_attr: T.OutputAttrOption = None,
     context_attr: T.ContextAttrOption = None,
+    from_phoenix: T.FromPhoenixOption = None,
+    project: T.ProjectOption = "default",
 ) -> None:
     """Score every item of DATA for faithfulness, or with what --scorer names."""
     from troth import run_evals
@@ -124,9 +126,10 @@ def eval_command(
             scorer_name, model, base_url, opt, max_wait, scale=scale, strategy=strategy, reason=reason
         )
         on_ray = RayEngine(ray_address, workers, concurrency) if engine is EngineName.ray else None
-        items = T.trace_data(data, level, span_name, attr, sample, (input_attr, output_attr, context_attr))
+        attrs = (input_attr, output_attr, context_attr)
+        source = T.source(data, from_phoenix, project, level, span_name, attr, sample, attrs)
         result = run_evals(
-            items,
+            source.items(),
             [{"scorer": scorer, "threshold": threshold}],
             concurrency=concurrency,
             eval_id=eval_id,
@@ -137,6 +140,7 @@ def eval_command(
             engine=on_ray,
             resume=resume.value,
         )
+        source.after(result, scorer.id, threshold)
     _finish(result, scorer.id, out=out, report=report, threshold=threshold, wide=wide)
 
 

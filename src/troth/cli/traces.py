@@ -1,14 +1,19 @@
-"""The options of ``troth eval`` that say how a trace file is read: the level, filters, a sample
-and the attributes holding the input, output and context (:func:`troth.read_traces`)."""
+"""The options of ``troth eval`` that say where items come from and how a trace file is read:
+the level, filters, a sample and the attributes holding the input, output and context
+(:func:`troth.read_traces`), or a Phoenix project (``--from-phoenix URL --project P``)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from troth.evals.trace_options import LEVELS, parse_attributes
+from troth.evals.trace_options import LEVELS, Level, TraceOptions, parse_attributes
+
+if TYPE_CHECKING:
+    from troth.evals.eval_result import EvalResult
 
 LevelOption = Annotated[
     str | None, typer.Option(help="Trace file: an item per agent run ('agent', the default) or per LLM call ('llm').")
@@ -25,30 +30,63 @@ ContextAttrOption = Annotated[
 ]
 
 
-def trace_data(
-    data: Path,
+FromPhoenixOption = Annotated[
+    str | None,
+    typer.Option("--from-phoenix", help="Score a Phoenix server's spans (its URL); scores go back as annotations."),
+]
+ProjectOption = Annotated[str, typer.Option(help="With --from-phoenix: the Phoenix project.")]
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where ``troth eval`` reads its items: DATA as given, a trace file read with options, or a
+    Phoenix project (whose spans get the scores back)."""
+
+    data: Path | None
+    phoenix: str | None = None
+    project: str = "default"
+    options: TraceOptions | None = None
+
+    def items(self) -> Any:
+        if self.phoenix is not None:
+            from troth.evals.phoenix import read_phoenix
+
+            return read_phoenix(self.phoenix, self.project, self.options)
+        if self.data is None:
+            raise ValueError("give DATA (a file), or --from-phoenix URL")
+        if self.options is None:
+            return self.data
+        from troth.evals.dataset import read_trace_file
+
+        return read_trace_file(self.data, self.options)
+
+    def after(self, result: EvalResult, scorer_id: str, threshold: float | None) -> None:
+        """The scores written back to Phoenix, said in one line."""
+        if self.phoenix is not None:
+            from troth.evals.phoenix import annotate_phoenix
+
+            written = annotate_phoenix(self.phoenix, result, {scorer_id: threshold})
+            typer.echo(f"{written} annotation(s) written to Phoenix project {self.project!r} at {self.phoenix}")
+
+
+def source(
+    data: Path | None,
+    phoenix: str | None,
+    project: str,
     level: str | None,
     span_name: str | None,
     attr: list[str] | None,
     sample: float | None,
     attrs: tuple[str | None, str | None, str | None],
-) -> Any:
-    """``data`` as given, or, when a trace option is given, the items :func:`troth.read_traces`
-    reads from it; ValueError (one line, exit 2) for an option out of place or out of range."""
+) -> Source:
+    """The source the options describe; ValueError (one line, exit 2) for one out of range."""
+    if data is not None and phoenix is not None:
+        raise ValueError("give DATA or --from-phoenix, not both")
     if level is None and span_name is None and not attr and sample is None and attrs == (None, None, None):
-        return data
-    from troth.evals.dataset import read_traces
-
+        return Source(data, phoenix, project)
     if level is not None and level not in LEVELS:
         raise ValueError(f"--level must be one of {', '.join(LEVELS)}, not {level!r}")
     input_attr, output_attr, context_attr = attrs
-    return read_traces(
-        data,
-        level="llm" if level == "llm" else "agent",
-        span_name=span_name,
-        attributes=parse_attributes(attr),
-        sample=sample,
-        input_attr=input_attr,
-        output_attr=output_attr,
-        context_attr=context_attr,
-    )
+    chosen: Level = "llm" if level == "llm" else "agent"
+    options = TraceOptions(chosen, span_name, parse_attributes(attr), sample, input_attr, output_attr, context_attr)
+    return Source(data, phoenix, project, options)

@@ -61,7 +61,11 @@ def read_traces(
     id); ``*_attr``: the attribute holding the input, output or context, for spans of a
     convention troth does not read."""
     options = TraceOptions(level, span_name, dict(attributes or {}), sample, input_attr, output_attr, context_attr)
-    path = Path(path)
+    return read_trace_file(Path(path), options)
+
+
+def read_trace_file(path: Path, options: TraceOptions) -> list[Item]:
+    """The items of the trace file at ``path`` as ``options`` say; ValueError when it is not one."""
     rows = read_otlp(read_text(path), str(path), options)
     if rows is None:
         raise ValueError(f'{path}: not an OTLP/JSON trace export (a {{"resourceSpans": [...]}} request per line)')

@@ -14,6 +14,7 @@ from itertools import accumulate
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel, to_snake
 
 from troth.errors import InvalidTraceError
 from troth.evals import conventions
@@ -25,7 +26,10 @@ _NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 
 
 class _Wire(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    """The JSON mapping's lowerCamelCase names, and the proto field names it also allows (what
+    Phoenix's ``/spans/otlpv1`` writes)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, alias_generator=to_snake, populate_by_name=True)
 
 
 class _Values(_Wire):
@@ -235,7 +239,7 @@ def _problem(exc: ValidationError) -> str:
     """The first of pydantic's errors as ``field.path: message`` (and how many more there are)."""
     errors = exc.errors()
     first = errors[0]
-    path = ".".join(str(part) for part in first["loc"]) or "the request"
+    path = ".".join(to_camel(p) if isinstance(p, str) else str(p) for p in first["loc"]) or "the request"
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     missing = first["type"] == "missing"
     return f"{path} is missing{more}" if missing else f"{path}: {first['msg']}{more}"
