@@ -71,10 +71,10 @@ def _content(value: Any) -> str | None:
         return "\n".join(found) if found else None
     if not isinstance(value, dict):
         return None
-    for key in ("kwargs", "data"):
-        if isinstance(value.get(key), dict):
-            return _content(value[key])
-    if isinstance(value.get("update"), dict):
-        return _content(value["update"].get("messages"))
     content = value.get("content")
-    return content if isinstance(content, str) else None
+    if isinstance(content, str):
+        return content
+    inner = [value.get(k) for k in ("output", "kwargs", "data")]  # OpenLLMetry's {"output": ...}; LangChain's
+    if isinstance(value.get("update"), dict):
+        inner.append(value["update"].get("messages"))  # a LangGraph Command
+    return next((c for v in inner if isinstance(v, (dict, list)) and (c := _content(v)) is not None), None)
