@@ -94,7 +94,34 @@ def langgraph_openllmetry_spans(base_url: str) -> list[Any]:
     return list(exporter.get_finished_spans())
 
 
+def openai_agents_openllmetry_spans(base_url: str) -> list[Any]:
+    """OpenLLMetry's instrumentations of the Agents SDK and of the openai client, as Traceloop's
+    SDK sets them up together (the client's spans hold the model's answers)."""
+    need("opentelemetry.instrumentation.openai_agents")
+    from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+    from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    from agents import Runner, set_trace_processors, set_tracing_disabled
+
+    provider, exporter = tracer()
+    agent = FRAMEWORKS["openai-agents"](base_url)
+    set_tracing_disabled(False)
+    set_trace_processors([])
+    instrumentors = [OpenAIAgentsInstrumentor(), OpenAIInstrumentor()]
+    for instrumentor in instrumentors:
+        instrumentor.instrument(tracer_provider=provider)
+    try:
+        asyncio.run(Runner.run(agent, QUESTION))
+    finally:
+        for instrumentor in instrumentors:
+            instrumentor.uninstrument()
+        set_trace_processors([])
+        set_tracing_disabled(True)
+    return list(exporter.get_finished_spans())
+
+
 READERS = {
+    "openai-agents/openllmetry": openai_agents_openllmetry_spans,
     "openai-agents/openinference": openai_agents_spans,
     "langgraph/openinference": langgraph_spans,
     "pydantic-ai/openinference": pydantic_ai_openinference_spans,
@@ -113,8 +140,18 @@ def test_an_openinference_trace_is_one_item_per_agent_run_with_the_tool_text_as_
     (item,) = result.items  # nested agent and workflow spans fold into the outermost
     assert item.errors == {} and item.input == QUESTION and item.output == ANSWER
     assert item.context == [TOOL_RESULT] and item.results["faithfulness"].score == 1.0  # the tool's text, unwrapped
-    roots = {format(s.context.span_id, "016x") for s in spans if s.parent is None}
-    assert item.metadata["span_id"] in roots
+    parents = {s.context.span_id: s.parent.span_id if s.parent else None for s in spans}
+    agent = int(item.metadata["span_id"], 16)
+    for span in spans:  # every model call of the run is under the one item's span
+        if (
+            span.attributes.get("gen_ai.operation.name") == "chat"
+            or span.attributes.get("openinference.span.kind") == "LLM"
+        ):
+            above, seen = parents.get(span.context.span_id), set()
+            while above is not None and above != agent and above not in seen:
+                seen.add(above)
+                above = parents.get(above)
+            assert above == agent, span.name
 
 
 def test_openinference_kinds_are_genai_operations() -> None:
