@@ -72,8 +72,9 @@ def app_spans(tmp_path: Path) -> Path:
 
 def test_the_attributes_holding_input_output_and_context_can_be_named(tmp_path: Path) -> None:
     path = app_spans(tmp_path)
-    with pytest.raises(InvalidTraceError, match="no agent or LLM operation"):
+    with pytest.raises(InvalidTraceError, match="no agent or LLM operation") as caught:
         read_traces(path)
+    assert "--span-name NAME --input-attr A --output-attr B --context-attr C" in str(caught.value)
     (failed,) = read_traces(path, span_name="answer")
     assert failed.error is not None and "--output-attr NAME (output_attr= in troth.read_traces)" in failed.error.message
     (item,) = read_traces(

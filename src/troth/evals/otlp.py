@@ -47,7 +47,9 @@ def read_otlp(text: str, where: str, options: TraceOptions | None = None) -> lis
         raise InvalidTraceError(f"{where}: no span is kept by the span name, attribute and sample asked for")
     if not rows:
         raise InvalidTraceError(
-            f"{where}: no agent or LLM operation in its spans (gen_ai.operation.name, or openinference.span.kind)"
+            f"{where}: no agent or LLM operation in its spans (gen_ai.operation.name, or openinference.span.kind); "
+            "name the spans to score and where their fields are: --span-name NAME --input-attr A --output-attr B "
+            "--context-attr C (span_name=, input_attr=... in troth.read_traces)"
         )
     return rows
 
