@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,40 +22,43 @@ from troth.evals.conventions import flat_messages, operation, unwrap
 from troth.testing import FakeOpenAIServer
 
 
+def recorded(instrumentors: list[Any], run: Callable[[], Any], spans: tuple[Any, Any] | None = None) -> list[Any]:
+    """The spans ``run`` makes with ``instrumentors`` on (into ``spans``, a provider and its
+    in-memory exporter, else new ones); the Agents SDK's tracing on meanwhile, with no processor
+    but theirs (nothing to OpenAI)."""
+    from agents import set_trace_processors, set_tracing_disabled
+
+    provider, exporter = spans or tracer()
+    set_tracing_disabled(False)
+    set_trace_processors([])
+    for instrumentor in instrumentors:
+        instrumentor.instrument(tracer_provider=provider)
+    try:
+        asyncio.run(run())
+    finally:
+        for instrumentor in instrumentors:
+            instrumentor.uninstrument()
+        set_trace_processors([])
+        set_tracing_disabled(True)
+    return list(exporter.get_finished_spans())
+
+
 def openai_agents_spans(base_url: str) -> list[Any]:
     need("openinference.instrumentation.openai_agents")
     from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
-    from agents import Runner, set_trace_processors, set_tracing_disabled
+    from agents import Runner
 
-    provider, exporter = tracer()
     agent = FRAMEWORKS["openai-agents"](base_url)
-    set_tracing_disabled(False)
-    set_trace_processors([])  # nothing to OpenAI: the instrumentation's processor alone
-    instrumentor = OpenAIAgentsInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        asyncio.run(Runner.run(agent, QUESTION))
-    finally:
-        instrumentor.uninstrument()
-        set_trace_processors([])
-        set_tracing_disabled(True)
-    return list(exporter.get_finished_spans())
+    return recorded([OpenAIAgentsInstrumentor()], lambda: Runner.run(agent, QUESTION))
 
 
 def langgraph_spans(base_url: str) -> list[Any]:
     need("openinference.instrumentation.langchain")
     from openinference.instrumentation.langchain import LangChainInstrumentor
 
-    provider, exporter = tracer()
-    instrumentor = LangChainInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        agent = FRAMEWORKS["langgraph"](base_url)
-        asyncio.run(agent.ainvoke({"messages": [("user", QUESTION)]}))
-    finally:
-        instrumentor.uninstrument()
-    return list(exporter.get_finished_spans())
+    agent = FRAMEWORKS["langgraph"](base_url)
+    return recorded([LangChainInstrumentor()], lambda: agent.ainvoke({"messages": [("user", QUESTION)]}))
 
 
 def pydantic_ai_openinference_spans(base_url: str) -> list[Any]:
@@ -84,14 +88,8 @@ def langgraph_openllmetry_spans(base_url: str) -> list[Any]:
     need("opentelemetry.instrumentation.langchain")
     from opentelemetry.instrumentation.langchain import LangchainInstrumentor
 
-    provider, exporter = tracer()
-    instrumentor = LangchainInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        asyncio.run(FRAMEWORKS["langgraph"](base_url).ainvoke({"messages": [("user", QUESTION)]}))
-    finally:
-        instrumentor.uninstrument()
-    return list(exporter.get_finished_spans())
+    agent = FRAMEWORKS["langgraph"](base_url)
+    return recorded([LangchainInstrumentor()], lambda: agent.ainvoke({"messages": [("user", QUESTION)]}))
 
 
 def openai_agents_openllmetry_spans(base_url: str) -> list[Any]:
@@ -101,23 +99,10 @@ def openai_agents_openllmetry_spans(base_url: str) -> list[Any]:
     from opentelemetry.instrumentation.openai import OpenAIInstrumentor
     from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
-    from agents import Runner, set_trace_processors, set_tracing_disabled
+    from agents import Runner
 
-    provider, exporter = tracer()
     agent = FRAMEWORKS["openai-agents"](base_url)
-    set_tracing_disabled(False)
-    set_trace_processors([])
-    instrumentors = [OpenAIAgentsInstrumentor(), OpenAIInstrumentor()]
-    for instrumentor in instrumentors:
-        instrumentor.instrument(tracer_provider=provider)
-    try:
-        asyncio.run(Runner.run(agent, QUESTION))
-    finally:
-        for instrumentor in instrumentors:
-            instrumentor.uninstrument()
-        set_trace_processors([])
-        set_tracing_disabled(True)
-    return list(exporter.get_finished_spans())
+    return recorded([OpenAIAgentsInstrumentor(), OpenAIInstrumentor()], lambda: Runner.run(agent, QUESTION))
 
 
 READERS = {

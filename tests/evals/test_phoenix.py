@@ -6,7 +6,6 @@ trace page shows them in Chromium (the screenshot kept in $TROTH_SCREENSHOTS whe
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import socket
@@ -22,6 +21,7 @@ import pytest
 from tests.agents.conftest import ANSWER, TOOL_RESULT, need, scripted_agent_model
 from tests.agents.frameworks import FRAMEWORKS
 from tests.commands import troth
+from tests.evals.test_conventions import recorded
 from tests.evals.test_otlp import QUESTION
 from tests.report.test_page import FLAGS, need_chromium
 from troth.evals.phoenix import read_phoenix
@@ -94,21 +94,13 @@ def send_agent_spans(url: str, base_url: str) -> None:
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from agents import Runner, set_trace_processors, set_tracing_disabled
+    from agents import Runner
 
     exporter = InMemorySpanExporter()
     provider = TracerProvider(resource=Resource({"openinference.project.name": PROJECT}))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     agent = FRAMEWORKS["openai-agents"](base_url)
-    set_tracing_disabled(False)
-    set_trace_processors([])
-    instrumentor = OpenAIAgentsInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        asyncio.run(Runner.run(agent, QUESTION))
-    finally:
-        instrumentor.uninstrument()
-        set_tracing_disabled(True)
+    recorded([OpenAIAgentsInstrumentor()], lambda: Runner.run(agent, QUESTION), (provider, exporter))
     body = encode_spans(exporter.get_finished_spans()).SerializeToString()
     sent = httpx.post(f"{url}/v1/traces", content=body, headers={"content-type": "application/x-protobuf"})
     assert sent.status_code == 200, sent.text
