@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,3 +41,22 @@ def one_line_errors() -> Iterator[None]:
     except (TrothError, ValueError, TypeError) as exc:
         typer.echo(f"error: {printable(redact(str(exc)))}", err=True)
         raise typer.Exit(2) from None
+
+
+class _HeldBack(logging.Filter):
+    """Drops ``run_evals``'s line on what failed (the command says it itself, last)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(record, "failure_line", False)
+
+
+@contextmanager
+def failures_said_last() -> Iterator[None]:
+    """``run_evals``'s line on what failed held back: the command says it last, after its summary."""
+    held = _HeldBack()
+    logger = logging.getLogger("troth")
+    logger.addFilter(held)
+    try:
+        yield
+    finally:
+        logger.removeFilter(held)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -17,7 +16,7 @@ from rich.table import Table
 from troth.bounds import check
 from troth.cli import judging as J
 from troth.cli import traces as T
-from troth.cli.app import one_line_errors
+from troth.cli.app import failures_said_last, one_line_errors
 from troth.cli.layout import WideOption, field, pack, show_lines
 from troth.cli.layout import console as layout_console
 from troth.cli.outputs import check_writable, writing
@@ -27,6 +26,8 @@ from troth.redaction import redact
 from troth.textfiles import printable
 
 if TYPE_CHECKING:
+    from troth.engines.resume import ResumeMode
+    from troth.engines.runner import EvalOptions
     from troth.evals import EvalResult
 
 
@@ -113,54 +114,54 @@ def eval_command(
 ) -> None:
     """Score every item of DATA for faithfulness, or with what --scorer names."""
     from troth import run_evals
-    from troth.engines import RayEngine
     from troth.engines.runner import new_eval_id
-    from troth.ratelimit import RateLimit
 
     eval_id = eval_id or new_eval_id()
     with one_line_errors():
         _check_numbers(concurrency, threshold, scale, workers, rpm, tpm, max_wait)
     check_writable(out=out, report=report)  # before any judge call is paid for
-    with one_line_errors(), _resumable(eval_id, kept=not no_store), _failures_said_last():
+    with one_line_errors(), _resumable(eval_id, kept=not no_store), failures_said_last():
         scorer = J.build_scorer(
             scorer_name, model, base_url, opt, max_wait, scale=scale, strategy=strategy, reason=reason
         )
-        on_ray = RayEngine(ray_address, workers, concurrency) if engine is EngineName.ray else None
         attrs = (input_attr, output_attr, context_attr)
         source = T.source(data, from_phoenix, project, level, span_name, attr, sample, attrs)
-        result = run_evals(
-            source.items(),
-            [{"scorer": scorer, "threshold": threshold}],
-            concurrency=concurrency,
-            eval_id=eval_id,
-            store=None if no_store else (store or True),
-            cache=not no_cache,
-            quiet=quiet,
-            rate_limit=RateLimit(rpm, tpm) if rpm or tpm else None,
-            engine=on_ray,
-            resume=resume.value,
-        )
+        where = (engine, ray_address, workers, None if no_store else (store or True))
+        options = _run_options(eval_id, where, concurrency, not no_cache, quiet, (rpm, tpm), resume)
+        result = run_evals(source.items(), [{"scorer": scorer, "threshold": threshold}], **options)
         source.after(result, scorer.id, threshold)
     _finish(result, scorer.id, out=out, report=report, threshold=threshold, wide=wide)
 
 
-class _HeldBack(logging.Filter):
-    """Drops ``run_evals``'s line on what failed (the command says it itself, last)."""
+def _run_options(
+    eval_id: str,
+    where: tuple[EngineName, str | None, int, Any],
+    concurrency: int,
+    cache: bool,
+    quiet: bool,
+    limits: tuple[float | None, float | None],
+    resume: ResumeName,
+) -> EvalOptions:
+    """``run_evals``'s keyword arguments from the command's options (``where``: the engine, the
+    Ray address and workers, the store)."""
+    from troth.engines import RayEngine
+    from troth.engines.runner import EvalOptions
+    from troth.ratelimit import RateLimit
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not getattr(record, "failure_line", False)
-
-
-@contextmanager
-def _failures_said_last() -> Iterator[None]:
-    """``run_evals``'s line on what failed held back: the command says it last, after its summary."""
-    held = _HeldBack()
-    logger = logging.getLogger("troth")
-    logger.addFilter(held)
-    try:
-        yield
-    finally:
-        logger.removeFilter(held)
+    engine, ray_address, workers, store = where
+    on_ray = RayEngine(ray_address, workers, concurrency) if engine is EngineName.ray else None
+    rate_limit = RateLimit(*limits) if any(limits) else None
+    mode: ResumeMode = "strict" if resume is ResumeName.strict else "rescore"
+    return EvalOptions(
+        concurrency=concurrency,
+        eval_id=eval_id,
+        store=store,
+        cache=cache,
+        quiet=quiet,
+        rate_limit=rate_limit,
+        engine=on_ray,
+        resume=mode,
+    )
 
 
 def _check_numbers(
