@@ -42,9 +42,11 @@ $(VENV)/.test: $(BIN)/python pyproject.toml $(LOCK) $(BUILD_LOCK)
 demo: $(VENV)/.demo
 	$(BIN)/troth score --example
 
-# On every core (pytest-xdist; at most 4 workers): the model and training tests share one worker.
+# On every core (pytest-xdist, at most 4 workers), then the tests that keep every core busy (a
+# llama.cpp model, whose threads spin; training) one after another, with nothing beside them.
 test: $(VENV)/.test $(PHOENIX_VENV)/.done
-	$(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadgroup
+	$(BIN)/python -m pytest -n auto --maxprocesses 4 -m "not local_model and not train"
+	$(BIN)/python -m pytest -m "local_model or train"
 
 lint: $(VENV)/.test
 	$(BIN)/ruff check src tests bench train examples

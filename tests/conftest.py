@@ -31,14 +31,6 @@ def _guarded_connect(self: socket.socket, address: Any) -> None:
     _real_connect(self, address)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests that keep every core busy (a llama.cpp model, whose threads spin; training) run one
-    after another on one worker when the suite runs on several (``make test``: pytest-xdist)."""
-    for item in items:
-        if item.get_closest_marker("local_model") or item.get_closest_marker("train"):
-            item.add_marker(pytest.mark.xdist_group("cpu-heavy"))
-
-
 @pytest.fixture(autouse=True, scope="session")
 def _no_network() -> Iterator[None]:
     socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
