@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from troth.telemetry import SpanRef
 from troth.text.transcripts import as_segment
 
 
@@ -42,6 +43,14 @@ class AgentRun:
     def context(self) -> list[str]:
         """What the tool calls returned, one segment each, in order (the context to score against)."""
         return [c.output for c in self.tool_calls if c.output is not None and c.output.strip()]
+
+    def in_trace(self, trace: SpanRef | None) -> AgentRun:
+        """The run under the id of the trace it ran in (a span being recorded), the framework's
+        own id kept as ``framework_run_id``, so that a stored run joins its trace; unchanged
+        without one."""
+        if trace is None:
+            return self
+        return replace(self, run_id=f"{trace.trace_id:032x}", framework_run_id=self.run_id)
 
     def summary(self) -> dict[str, Any]:
         """What an evaluated item keeps of the run (in its ``metadata["agent"]``)."""

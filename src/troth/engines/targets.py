@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
@@ -50,7 +49,8 @@ async def call_target(target: Any, value: Any) -> Any:
         raise ValueError("the item has no 'output' and no target was given to produce one")
     adapter = adapter_for(target)
     if adapter is not None:
-        return joined(await adapter(target, value))
+        run: AgentRun = await adapter(target, value)
+        return run.in_trace(telemetry.current())  # stored under the trace it ran in, when one is recorded
     if isinstance(target, AsyncAgent):
         out = target.agenerate(value)
     elif isinstance(target, Agent):
@@ -60,16 +60,6 @@ async def call_target(target: Any, value: Any) -> Any:
     else:
         raise TypeError(f"target must be {ACCEPTED}; got {type(target).__name__}")
     return await out if inspect.isawaitable(out) else out
-
-
-def joined(run: AgentRun) -> AgentRun:
-    """The run with the id of the trace it ran in, when a span is being recorded (troth's item
-    span under an exporter, the framework's spans beneath it), so that the stored run joins its
-    trace; the framework's own id is kept as ``framework_run_id``. Without telemetry, unchanged."""
-    current = telemetry.current()
-    if current is None:
-        return run
-    return dataclasses.replace(run, run_id=f"{current.trace_id:032x}", framework_run_id=run.run_id)
 
 
 def normalise_output(output: Any) -> Any:

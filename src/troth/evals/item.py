@@ -29,8 +29,3 @@ class Item:
     def but(self, **changes: Any) -> Item:
         """A copy with ``changes`` (the target's answer, an agent's metadata)."""
         return dataclasses.replace(self, **changes)
-
-    @classmethod
-    def failed(cls, item_id: str, error: ItemError) -> Item:
-        """An item that is only the reason its row could not be read."""
-        return cls(item_id, error=error)

@@ -137,12 +137,10 @@ class Monitor:
         """Queue an agent's finished run (what a framework's live hook calls): its answer, what
         its tools returned as the context, and as the trace id the id of the trace being recorded
         (the framework's own run id without one)."""
-        current = telemetry.current()  # a span being recorded: the run is stored under its trace's id
-        trace_id = f"{current.trace_id:032x}" if current is not None else run.run_id
-        summary = run.summary() | ({"framework_run_id": run.run_id} if current is not None and run.run_id else {})
-        context = run.context or None
+        run = run.in_trace(telemetry.current())
+        metadata = {"agent": run.summary()}
         return self.record(
-            input=question, output=run.output, context=context, trace_id=trace_id, metadata={"agent": summary}
+            input=question, output=run.output, context=run.context or None, trace_id=run.run_id, metadata=metadata
         )
 
     def _enqueue(self, job: Job) -> bool:
