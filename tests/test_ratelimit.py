@@ -38,6 +38,14 @@ def test_tokens_hold_their_lane_in_proportion_to_their_size() -> None:
     assert pace.reserve(100) == pytest.approx(11.0)
 
 
+def test_a_booking_is_a_start_time_on_the_pace_clock() -> None:
+    clock = FakeClock()
+    pace = Pace(RateLimit(requests_per_minute=60), clock)
+    assert [pace.book(1) for _ in range(3)] == [100.0, 101.0, 102.0]
+    clock.now = 101.5
+    assert pace.book(1) == 103.0 and pace.reserve(1) == 2.5
+
+
 def test_both_lanes_the_later_one_decides() -> None:
     pace = Pace(RateLimit(requests_per_minute=60, tokens_per_minute=60_000), FakeClock())
     assert [pace.reserve(5000) for _ in range(3)] == [0.0, 5.0, 10.0]  # tokens bind, not requests (1 s)
@@ -81,7 +89,7 @@ def test_a_local_run_keeps_to_the_rate_limit_over_real_http() -> None:
     # Paced at 10/s, any 1 s holds 11 at most; one more is the machine's scheduling jitter (a
     # request up to 0.2 s late beside an on-time one). Unpaced, all 16 arrive within ~0.1 s.
     assert all(later - first >= 1.0 for first, later in zip(times, times[12:], strict=False))  # <= 12 in any 1 s
-    assert (len(times) - 1) / (times[-1] - times[0]) <= 10 * 1.05
+    assert times[-1] - times[0] >= (len(times) - 1) / 10 - 0.15  # the first may be late by as much
 
 
 def test_a_paced_call_has_its_http_client_before_it_waits_for_its_slot(monkeypatch: pytest.MonkeyPatch) -> None:

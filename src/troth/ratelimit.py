@@ -3,7 +3,9 @@
 :class:`Pace` hands out start times: each judge call reserves the next free slot, so requests
 are spaced ``60 / requests_per_minute`` seconds apart and a call of ``t`` tokens holds the
 token lane for ``60 * t / tokens_per_minute`` seconds. A run keeps one ``Pace``: in-process for
-the local runner, inside one Ray actor for a cluster (so N workers share one budget).
+the local runner, inside one Ray actor for a cluster (so N workers share one budget). The actor
+books wall-clock start times, so the time a booking takes to reach a worker does not move its
+request earlier or later.
 """
 
 from __future__ import annotations
@@ -41,16 +43,20 @@ class Pace:
         self.next_request = self.next_token = 0.0
         self.reserved = 0
 
-    def reserve(self, tokens: int) -> float:
-        """Book the earliest start that keeps both lanes under the limit; return the wait."""
-        now = self.clock()
-        start = max(now, self.next_request, self.next_token)
+    def book(self, tokens: int) -> float:
+        """Book the earliest start that keeps both lanes under the limit; return it (on ``clock``)."""
+        start = max(self.clock(), self.next_request, self.next_token)
         if self.limit.requests_per_minute is not None:
             self.next_request = start + 60.0 / self.limit.requests_per_minute
         if self.limit.tokens_per_minute is not None:
             self.next_token = start + 60.0 * max(tokens, 0) / self.limit.tokens_per_minute
         self.reserved += 1
-        return start - now
+        return start
+
+    def reserve(self, tokens: int) -> float:
+        """Book a start as :meth:`book` does; return the wait until it."""
+        now = self.clock()
+        return max(self.book(tokens) - now, 0.0)
 
 
 class Pacer(Protocol):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import pickle
+import time
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,7 +84,7 @@ class RayEngine:
                 raise ConfigError("resume strict checks the items before any work: on Ray, pass them as a list")
             check_resume(job.resume, job.entries, source.items or [], hashes, job.eval_id)
             if job.rate_limit is not None:
-                pace = ray.remote(num_cpus=0)(Pace).remote(job.rate_limit)
+                pace = ray.remote(num_cpus=0)(Pace).remote(job.rate_limit, time.time)
             scored = self._map(ray, source, job, hashes, RayPacer(pace) if pace else None)
             total = len(source.items) if source.items is not None else None
             with telemetry.span("evaluate", {"troth.eval.id": job.eval_id, "troth.engine": "ray"}):
@@ -156,13 +157,13 @@ class Source:
 
 
 class RayPacer:
-    """A worker's view of the run's rate limit: a booking with the one Pace actor, then a wait."""
+    """A worker's view of the run's rate limit: a wall-clock start booked with the one Pace actor."""
 
     def __init__(self, handle: Any) -> None:
         self.handle = handle
 
     async def wait(self, tokens: int) -> None:
-        delay = await self.handle.reserve.remote(tokens)
+        delay = await self.handle.book.remote(tokens) - time.time()
         if delay > 0:
             await asyncio.sleep(delay)
 
