@@ -111,11 +111,22 @@ def test_missing_api_key_is_raised_before_any_request(
     assert server.requests == []
 
 
+def test_openai_base_url_moves_the_openai_provider(server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    server.responder = ScriptedJudge(verdicts={"blue": ("yes", "The sky is blue.")})
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    result = create_faithfulness_scorer("openai/gpt-4o-mini", context=["The sky is blue."]).run(output="The sky is blue.")
+    assert result.score == 1.0 and {r.body["model"] for r in server.requests} == {"gpt-4o-mini"}
+    monkeypatch.setenv("OPENAI_BASE_URL", "")  # empty: the provider's own endpoint
+    assert "api.openai.com" in repr(Judge("openai/gpt-4o-mini").backend())
+
+
 @pytest.mark.parametrize("provider", sorted(PROVIDERS))
 def test_every_provider_maps_to_base_url_and_key(provider: str, monkeypatch: pytest.MonkeyPatch) -> None:
     spec = PROVIDERS[provider]
-    if spec.env_var:
-        monkeypatch.delenv(spec.env_var, raising=False)
+    for name in (spec.env_var, spec.url_var):
+        if name:
+            monkeypatch.delenv(name, raising=False)
     judge = Judge(f"{provider}/some-model")
     if spec.key_required:
         with pytest.raises(MissingAPIKeyError, match=spec.env_var or ""):

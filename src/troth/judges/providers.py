@@ -18,12 +18,20 @@ class Provider:
     structured: StructuredMode
     token_param: str = "max_tokens"
     key_required: bool = True
+    url_var: str | None = None  # a variable that moves the endpoint (a proxy, a gateway)
 
 
 PROVIDERS: dict[str, Provider] = {
     p.name: p
     for p in (
-        Provider("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "json_schema", "max_completion_tokens"),
+        Provider(
+            "openai",
+            "https://api.openai.com/v1",
+            "OPENAI_API_KEY",
+            "json_schema",
+            "max_completion_tokens",
+            url_var="OPENAI_BASE_URL",  # as the openai client reads it
+        ),
         # Anthropic's OpenAI-compatible endpoint ignores response_format: schema goes in the prompt.
         Provider("anthropic", "https://api.anthropic.com/v1/", "ANTHROPIC_API_KEY", "prompt"),
         Provider("google", "https://generativelanguage.googleapis.com/v1beta/openai/", "GEMINI_API_KEY", "json_schema"),

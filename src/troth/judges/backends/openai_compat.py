@@ -203,7 +203,8 @@ def http_endpoint(options: JudgeConfig) -> tuple[str, str, StructuredMode, str]:
         if spec.key_required and spec.env_var:
             raise MissingAPIKeyError(spec.name, spec.env_var)
         key = "not-needed"
-    return spec.base_url, key, options.structured_output or spec.structured, spec.token_param
+    base_url = (os.environ.get(spec.url_var) if spec.url_var else None) or spec.base_url
+    return base_url, key, options.structured_output or spec.structured, spec.token_param
 
 
 def from_options(options: JudgeConfig) -> OpenAICompatBackend:
