@@ -97,7 +97,7 @@ def _option_row(param: Any, label: str | None = None) -> str:
 def _command(ctx: Any, path: str) -> list[str]:
     """A command's section, then its subcommands' (typer's click: parameters told apart by kind)."""
     cmd = ctx.command
-    lines = [f"## `{path}`\n", (cmd.help or "").strip(), ""]
+    lines = [f"### `{path}`\n", (cmd.help or "").strip(), ""]
     lines += ["```text", f"{path} {' '.join(cmd.collect_usage_pieces(ctx))}".rstrip(), "```", ""]
     args = [p for p in cmd.params if p.param_type_name == "argument"]
     options = [p for p in cmd.params if p.param_type_name == "option" and not p.hidden]

@@ -27,6 +27,7 @@ def run(code: str, namespace: dict[str, Any]) -> None:
 
 def main() -> None:
     codes: list[str] = json.load(sys.stdin)
+    sys.path[0] = ""  # the current folder, as in the interactive interpreter a reader pastes into
     namespace: dict[str, Any] = {"__name__": "__main__"}
     results: list[dict[str, str]] = []
     for code in codes:

@@ -19,10 +19,17 @@ from pathlib import Path
 import pytest
 
 from tests.docs.snippets import ROOT, Snippet, matches, pages, snippets
-from troth.testing import FakeOpenAIServer, ScriptedJudge
+from troth.testing import FakeOpenAIServer, Reply, ScriptedJudge
+from troth.testing.server import Request
 
 FILES = Path(__file__).parent / "files"
-PAGES = [p for p in pages() if any(s.lang == "python" for s in snippets(p))]
+# Pages that run a local LLM (llama.cpp's threads spin: run with nothing beside them, make test's second step).
+LOCAL_MODEL = {"offline-judges.md"}
+PAGES = [
+    pytest.param(p, id=str(p.relative_to(ROOT)), marks=[pytest.mark.local_model] if p.name in LOCAL_MODEL else [])
+    for p in pages()
+    if any(s.lang == "python" for s in snippets(p))
+]
 SHELL = [s for p in pages() for s in snippets(p) if s.lang == "bash"]
 
 # What the docs' answers say, as the scripted judge answers it: supported claims with their quotes.
@@ -32,13 +39,23 @@ VERDICTS = {
     "520 miles": ("no", "The Long Range version has an EPA-rated range of 358 miles."),
     "bridge opened": ("yes", "The bridge opened in 1932."),
     "1932": ("yes", "The bridge opened in 1932."),
-    "polite": ("yes", ""),
+    "library opens": ("yes", "The library opens at 9 am every day."),
+    "Fremont": ("yes", "The car is built at the Fremont factory in California and at Gigafactory Shanghai."),
 }
+
+
+class DocsJudge(ScriptedJudge):
+    """The scripted judge, and the answers of the docs' own prompt steps."""
+
+    def __call__(self, request: Request) -> Reply:
+        if request.schema_name == "Tone":
+            return Reply(content={"polite": True})
+        return super().__call__(request)
 
 
 @pytest.fixture(scope="module")
 def judge_url() -> Iterator[str]:
-    with FakeOpenAIServer(ScriptedJudge(verdicts=VERDICTS), record=False) as server:
+    with FakeOpenAIServer(DocsJudge(verdicts=VERDICTS), record=False) as server:
         yield server.base_url
 
 
@@ -57,7 +74,7 @@ def check_output(snippet: Snippet, stdout: str) -> None:
         assert matches(snippet.output, stdout), f"{snippet.where} printed:\n{stdout}\nexpected:\n{snippet.output}"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+@pytest.mark.parametrize("page", PAGES)
 def test_the_python_blocks_of_a_page_run(page: Path, folder: tuple[Path, dict[str, str]]) -> None:
     cwd, env = folder
     found = [s for s in snippets(page) if s.lang == "python"]

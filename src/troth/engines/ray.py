@@ -136,8 +136,10 @@ class Source:
         """``data`` checked before any cluster starts (a missing file, a bad row, no target)."""
         if isinstance(data, (str, Path)):
             path = str(data)
-            if "://" not in path and not Path(path).exists():
-                raise ValueError(f"cannot read {path}: no such file or folder")
+            if "://" not in path:
+                if not Path(path).exists():
+                    raise ValueError(f"cannot read {path}: no such file or folder")
+                path = str(Path(path).resolve())  # the cluster's workers run in folders of their own
             if path.endswith(".jsonl"):
                 return cls(JSONL, path)
             if path.endswith(".parquet") or Path(path).is_dir() or "://" in path:  # a bucket: Parquet
