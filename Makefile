@@ -17,7 +17,7 @@ EXTRAS_LOCKED := dev verifier llm ray parquet agents otel ui compare docs model-
 # The torch wheel of this machine kind (a CPU build on disk) when present.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels --no-emit-find-links)
 
-.PHONY: demo test lint lock phoenix bench-peers bench-quick clean
+.PHONY: demo test lint docs docs-serve lock phoenix bench-peers bench-quick clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,9 +49,21 @@ test: $(VENV)/.test $(PHOENIX_VENV)/.done
 	$(BIN)/python -m pytest -m "local_model or train"
 
 lint: $(VENV)/.test
-	$(BIN)/ruff check src tests bench train examples
-	$(BIN)/ruff format --check src tests bench train examples
+	$(BIN)/ruff check src tests bench train examples docs/hooks
+	$(BIN)/ruff format --check src tests bench train examples docs/hooks
 	$(BIN)/mypy
+
+# The documentation site (mkdocs.yml): built strictly (a broken link or reference fails) into site/,
+# or served on this machine while it is edited. It needs nothing from the internet.
+$(VENV)/.docs: $(BIN)/python pyproject.toml $(LOCK)
+	$(BIN)/pip install -q -c $(LOCK) -e ".[docs]"
+	touch $@
+
+docs: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+docs-serve: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 # Re-resolve the locks to the newest versions the ranges allow: a deliberate upgrade, to be
 # followed by the full suite (`bash .ci/run`) before it is committed.

@@ -20,7 +20,7 @@ from typing import Any
 
 def run(code: str, namespace: dict[str, Any]) -> None:
     compiled = compile(code, "<snippet>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    result = eval(compiled, namespace)  # noqa: S307 - the docs' own snippets
+    result = eval(compiled, namespace)  # the docs' own snippets
     if asyncio.iscoroutine(result):
         asyncio.run(result)
 
@@ -35,7 +35,7 @@ def main() -> None:
         try:
             with contextlib.redirect_stdout(out):
                 run(code, namespace)
-        except BaseException:  # noqa: BLE001 - reported to the test, which fails on it
+        except BaseException:  # reported to the test, which fails on it
             results.append({"stdout": out.getvalue(), "error": traceback.format_exc()})
             break
         results.append({"stdout": out.getvalue(), "error": ""})

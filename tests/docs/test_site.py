@@ -26,7 +26,6 @@ from tests.docs.snippets import ROOT
 from tests.report.test_page import FLAGS, need_chromium
 from troth.cli import app
 
-pytest.importorskip("mkdocs", reason="the docs extra: pip install -e '.[docs]'")
 
 
 @pytest.fixture(scope="module")

@@ -115,7 +115,9 @@ def test_openai_base_url_moves_the_openai_provider(server: FakeOpenAIServer, mon
     server.responder = ScriptedJudge(verdicts={"blue": ("yes", "The sky is blue.")})
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-    result = create_faithfulness_scorer("openai/gpt-4o-mini", context=["The sky is blue."]).run(output="The sky is blue.")
+    result = create_faithfulness_scorer("openai/gpt-4o-mini", context=["The sky is blue."]).run(
+        output="The sky is blue."
+    )
     assert result.score == 1.0 and {r.body["model"] for r in server.requests} == {"gpt-4o-mini"}
     monkeypatch.setenv("OPENAI_BASE_URL", "")  # empty: the provider's own endpoint
     assert "api.openai.com" in repr(Judge("openai/gpt-4o-mini").backend())
