@@ -27,7 +27,6 @@ from tests.report.test_page import FLAGS, need_chromium
 from troth.cli import app
 
 
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site")
