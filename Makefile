@@ -11,7 +11,7 @@ PHOENIX_VENV := .venv-phoenix
 PIP_VERSION := 26.3
 UV_VERSION := 0.13.8
 # llama.cpp built for any x86-64 CPU with AVX2, not for this machine's: the native build crashes
-# on some CPUs (see the README's "Tested versions").
+# on some CPUs (see docs/contributing.md, "Tested versions").
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF
 EXTRAS_LOCKED := dev verifier llm ray parquet agents otel ui compare docs model-qwen15 train
 # The torch wheel of this machine kind (a CPU build on disk) when present.

@@ -8,6 +8,7 @@ import http.server
 import inspect
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -137,3 +138,10 @@ def test_search_finds_a_page_offline(served: str) -> None:
         "Array.from(document.querySelectorAll('.md-search-result__item')).map(e => e.innerText).join('\\n')",
     )
     assert items and "Live scoring" in items
+
+
+def test_the_site_loads_nothing_from_the_internet(site: Path) -> None:
+    fetched = re.compile(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=\"(?:https?:)?//", re.IGNORECASE)
+    pages = list(site.rglob("*.html"))
+    assert len(pages) > 15
+    assert [str(p.relative_to(site)) for p in pages if fetched.search(p.read_text(encoding="utf-8"))] == []

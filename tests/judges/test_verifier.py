@@ -43,7 +43,7 @@ def test_the_bundled_example() -> None:
     assert labels["Deliveries began in July 2017."] == "yes"
     assert labels["The Long Range version has a range of 520 miles."] == "no"
     assert labels["It won the World Car of the Year award in 2019."] == "unsure"
-    # "It is built in Fremont and Shanghai." is a known miss of this model (see README): not asserted
+    # "It is built in Fremont and Shanghai." is a known miss of this model (see docs/benchmarks.md): not asserted
     assert result.usage["analyze"].calls == 1 and "preprocess" not in result.usage  # no model call to extract
 
 

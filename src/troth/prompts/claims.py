@@ -1,6 +1,6 @@
 """Claim prompts shared by the claim-based scorers: extraction, and verdicts against a context.
 
-Approximation rule (used by the verdict prompt and documented in the README): a claim that
+Approximation rule (used by the verdict prompt and documented in docs/concepts.md): a claim that
 states its number as approximate ("about 500", "nearly 500", "roughly 500") is supported when
 the context's figure is within 10% of it; a number stated as exact must match the context.
 """

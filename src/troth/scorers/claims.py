@@ -39,7 +39,7 @@ JudgingStrategy = Literal["auto", "single-pass", "two-step"]
 STRATEGIES: tuple[str, ...] = ("auto", "single-pass", "two-step")
 SINGLE_PASS_BY_DEFAULT = False
 """What ``strategy="auto"`` means for a judge that writes JSON: two steps, since on the judge
-measured (README, "One request per item") a single pass mostly fell back to two steps and called
+measured (docs/benchmarks.md, "Single pass against two steps") a single pass mostly fell back to two steps and called
 the answers it judged itself faithful."""
 SINGLE_PASS_FALLBACK = "single-pass-fallback"  # the flag of a result judged in two steps instead
 

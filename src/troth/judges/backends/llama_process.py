@@ -162,7 +162,7 @@ class LlamaProcess:
         return JudgeBrokenError(
             f"{name} is broken: its process crashed {self.crashes} times (last: {self.last_crash}), more than its "
             f"restart budget of {self.spec.restarts}; no call is sent to it again. A native crash usually means a "
-            "llama.cpp build for another CPU: reinstall it portably (see the README's install section)",
+            "llama.cpp build for another CPU: reinstall it portably (see docs/getting-started.md, Install)",
             model=name,
         )
 
