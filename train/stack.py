@@ -38,7 +38,6 @@ from train.package import BAND_SHARE, band_around
 from troth.judges.backends.verifier import VerifierBackend, find_verifier
 from troth.judges.plans.pairs import gather, pair_windows
 from troth.judges.plans.stack import FEATURES, claim_features
-from troth.text.alignment import align
 from troth.text.sentences import split_claims
 from troth.text.windows import window_text
 
@@ -78,11 +77,11 @@ def features_of(backend: VerifierBackend, found: list[Example]) -> np.ndarray:
     """The head's features of each example, through the verifier as troth runs it."""
     rows = []
     for context, claim, _, _ in found:
-        windows = pair_windows(context, [claim], scan=False)
+        windows, (alignment,) = pair_windows(context, [claim], False, backend.capabilities.aligned_window)
         scores = backend.classify_now([(window_text(w), claim) for w in windows[0]])
         (scored,) = gather([claim], windows, scores)
         supported, contradicted = scored.probability("supported"), scored.probability("contradicted")
-        rows.append(claim_features(supported, contradicted, align(claim, context)))
+        rows.append(claim_features(supported, contradicted, alignment))
     return np.array(rows)
 
 

@@ -153,9 +153,9 @@ def test_the_head_round_trips_from_training_to_the_runtime() -> None:
     assert head is not None
     expected = 1 / (1 + np.exp(-(x @ np.array(head.weights) + head.bias)))  # as train/stack.py fits it
     for (context, claim, _, _), want in zip(found, expected, strict=True):
-        windows = pair_windows(context, [claim], scan=False)
+        windows, (alignment,) = pair_windows(context, [claim], False, backend.capabilities.aligned_window)
         (scored,) = gather([claim], windows, backend.classify_now([(window_text(w), claim) for w in windows[0]]))
-        assert restack(scored, align(claim, context), head).supported == pytest.approx(float(want), abs=1e-6)
+        assert restack(scored, alignment, head).supported == pytest.approx(float(want), abs=1e-6)
 
 
 def test_a_claim_without_a_sign_keeps_the_classifier_probability() -> None:

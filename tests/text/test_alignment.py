@@ -60,3 +60,16 @@ def test_parts() -> None:
     assert names("Anna met Tom Rask in Oslo. Then they left.") == {"Tom Rask", "Oslo"}
     assert windows(["a.", "b.", "c."], 2) == ["a.", "b.", "c.", "a. b.", "b. c."]
     assert align("Anything.", []).window == ""
+
+
+def test_an_alignment_names_the_sentences_of_its_window() -> None:
+    from troth.text.alignment import ContextAlignment
+    from troth.text.windows import context_sentences
+
+    sentences = context_sentences(CONTEXT, 700)
+    assert [s.text for s in sentences][2] == "In 2004 Tom Rask joined as chief engineer."
+    for aligned in (ContextAlignment(CONTEXT), ContextAlignment(CONTEXT, sentences)):
+        found = aligned.align("Tom Rask joined in 2004 as chief engineer.")
+        assert found.span == (2, 1) and found.window == "In 2004 Tom Rask joined as chief engineer."
+    both = ContextAlignment(CONTEXT, sentences).align("Anna Berg founded the company with 12 staff and lost 4-2 in 2001.")
+    assert both.span == (0, 2) and [s.text for s in sentences[0:2]][1].startswith("It lost 4-2")

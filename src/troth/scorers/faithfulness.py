@@ -46,7 +46,8 @@ def create_faithfulness_scorer(model: str | Judge = "verifier", **options: Unpac
     - ``strategy`` (HTTP judges): ``"single-pass"`` asks for the claims and their verdicts in one
       request (a context and answer too long for one go the two-step way, flagged
       ``single-pass-fallback``, as is an answer with no claim); ``"two-step"`` extracts, then
-      judges in batches; ``"auto"`` (default) is two-step (measured: docs/benchmarks.md, "Single pass against two steps").
+      judges in batches; ``"auto"`` (default) is two-step (measured: docs/benchmarks.md, "Single
+      pass against two steps").
 
     An output or context that carries instructions to the judge is flagged in ``result.flags``
     and the reason.

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from troth.text.sentences import split_sentences
-from troth.text.windows import terms
+from troth.text.windows import Sentence, terms
 
 MAX_SENTENCES = 3
 ALIGNED = 0.6
@@ -44,6 +44,7 @@ class Alignment:
     swapped_numbers: tuple[str, ...]
     swapped_names: tuple[str, ...]
     negation_mismatch: bool
+    span: tuple[int, int] = (0, 0)  # the window's sentences: the first one's index, and how many
 
     @property
     def swapped(self) -> bool:
@@ -75,9 +76,14 @@ def _joined(text: str) -> str:
     return _SPLIT_DECIMAL.sub(r"\1.\2", _SPLIT_THOUSANDS.sub(r"\1,\2", text))
 
 
+def runs(count: int, most: int = MAX_SENTENCES) -> list[tuple[int, int]]:
+    """Every run of 1 to ``most`` consecutive sentences of ``count``: (first index, length)."""
+    return [(i, n) for n in range(1, most + 1) for i in range(count - n + 1)]
+
+
 def windows(sentences: list[str], most: int = MAX_SENTENCES) -> list[str]:
     """Every run of 1 to ``most`` consecutive sentences, joined."""
-    return [" ".join(sentences[i : i + n]) for n in range(1, most + 1) for i in range(len(sentences) - n + 1)]
+    return [" ".join(sentences[i : i + n]) for i, n in runs(len(sentences), most)]
 
 
 def _share(claim_terms: set[str], found: set[str]) -> float:
@@ -99,9 +105,16 @@ class ContextAlignment:
     """A context split once into its windows of 1–3 sentences, with their words, so that each
     claim of an answer is aligned against it without splitting the context again."""
 
-    def __init__(self, context: list[str]) -> None:
-        sentences = [s for segment in context for s in split_sentences(segment)]
-        self.windows = windows(sentences) or [""]
+    def __init__(self, context: list[str], sentences: list[Sentence] | None = None) -> None:
+        """``sentences``: the context's sentences as a classifier's windows hold them, to align
+        on those (each alignment's ``span`` indexes them); by default the context is split here."""
+        texts = (
+            [" ".join(s.text.split()) for s in sentences]
+            if sentences is not None
+            else [s for segment in context for s in split_sentences(segment)]
+        )
+        self.runs = runs(len(texts)) or [(0, 0)]
+        self.windows = windows(texts) or [""]
         self._terms = [set(terms(w)) for w in self.windows]
         whole = " ".join(context)
         self._numbers, self._lower = numbers(whole), whole.lower()
@@ -117,8 +130,9 @@ class ContextAlignment:
         anchors = set(terms(bare)) or claim_terms
         index = max(range(len(self.windows)), key=lambda i: (_share(anchors, self._terms[i]), -len(self.windows[i])))
         best, covered = self.windows[index], _share(claim_terms, self._terms[index])
+        span = self.runs[index]
         if _share(anchors, self._terms[index]) < ALIGNED:  # no window says what the claim says: no sign to read
-            return Alignment(best, covered, (), (), False)
+            return Alignment(best, covered, (), (), False, span)
         claim_numbers, window_numbers = numbers(claim), numbers(best)
         absent = {n for n in claim_numbers if n not in window_numbers and n in self._numbers}
         swapped_numbers = sorted(absent) if window_numbers - claim_numbers else []
@@ -130,7 +144,7 @@ class ContextAlignment:
             else []
         )
         mismatch = negated(claim) != negated(_closest(claim_terms, best))
-        return Alignment(best, covered, tuple(swapped_numbers), tuple(swapped_names), mismatch)
+        return Alignment(best, covered, tuple(swapped_numbers), tuple(swapped_names), mismatch, span)
 
 
 def align(claim: str, context: list[str]) -> Alignment:

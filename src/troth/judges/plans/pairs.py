@@ -91,10 +91,24 @@ def to_verdict(scored: Scored, label: VerdictLabel) -> Verdict:
     return Verdict(scored.claim, label, P.PAIR_VERDICT_REASON[label], evidence, probabilities)
 
 
-def pair_windows(context: list[str], claims: list[str], scan: bool) -> list[list[list[Sentence]]]:
-    """Each claim's windows of the context."""
+def with_run(windows: list[list[Sentence]], run: list[Sentence]) -> list[list[Sentence]]:
+    """``windows`` and ``run`` as one more, unless one of them holds just those sentences."""
+    return windows if not run or any(w == run for w in windows) else [*windows, run]
+
+
+def pair_windows(
+    context: list[str], claims: list[str], scan: bool, aligned: bool = False
+) -> tuple[list[list[list[Sentence]]], list[Alignment]]:
+    """Each claim's windows of the context (with its best-aligned run of sentences when
+    ``aligned``), and each claim's alignment there."""
     sentences = context_sentences(context, WINDOW_CHARS)
-    return [claim_windows(sentences, claim, WINDOW_CHARS, scan=scan) for claim in claims]
+    windows = [claim_windows(sentences, claim, WINDOW_CHARS, scan=scan) for claim in claims]
+    context_alignment = ContextAlignment(context, sentences)
+    alignments = [context_alignment.align(claim) for claim in claims]
+    if aligned:
+        runs = [sentences[a.span[0] : a.span[0] + a.span[1]] for a in alignments]
+        windows = [with_run(ws, run) for ws, run in zip(windows, runs, strict=True)]
+    return windows, alignments
 
 
 def gather(claims: list[str], windows: list[list[list[Sentence]]], scores: list[PairScores]) -> list[Scored]:
@@ -107,10 +121,12 @@ def gather(claims: list[str], windows: list[list[list[Sentence]]], scores: list[
 
 
 async def classify_claims(ctx: StepContext, context: list[str], claims: list[str]) -> list[Scored]:
-    """Every claim against each of its windows, in one classification request; restacked by the
+    """Every claim against each of its windows (with its best-aligned run of sentences, when the
+    backend declares ``aligned_window``), in one classification request; restacked by the
     backend's claim head when it declares one."""
     capabilities = ctx.judge.capabilities if ctx.judge else None
-    windows = pair_windows(context, claims, capabilities.scan_windows if capabilities else False)
+    scan, aligned = (capabilities.scan_windows, capabilities.aligned_window) if capabilities else (False, False)
+    windows, alignments = pair_windows(context, claims, scan, aligned)
     pairs = [(window_text(w), claim) for claim, ws in zip(claims, windows, strict=True) for w in ws]
     scores = await ctx.classify(pairs) if pairs else []
     if any(s.truncated for s in scores):
@@ -119,8 +135,7 @@ async def classify_claims(ctx: StepContext, context: list[str], claims: list[str
     head = capabilities.claim_head if capabilities else None
     if head is None:
         return scored
-    aligned = ContextAlignment(context)
-    return [restack(s, aligned.align(s.claim), head) for s in scored]
+    return [restack(s, a, head) for s, a in zip(scored, alignments, strict=True)]
 
 
 class PairVerdicts:
