@@ -189,7 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", nargs="*", default=list(FILES))
     parser.add_argument("--quick", action="store_true", help="4 items per label, two files")
     parser.add_argument("--scan-windows", action="store_true", help="check every window of long contexts too")
-    parser.add_argument("--aligned-window", action="store_true", help="check each claim's best-aligned sentences too")
+    parser.add_argument(
+        "--second-look",
+        action=argparse.BooleanOptionalAction,
+        help="a contradicted claim checked again against its aligned sentences (default: as the card says)",
+    )
     parser.add_argument(
         "--half",
         choices=["held", "train"],
@@ -202,9 +206,9 @@ def main(argv: list[str] | None = None) -> int:
         args.per_label, args.files = 4, args.files[:2]
     if args.scan_windows:
         args.model = card_copy(args.model, Path(tempfile.mkdtemp()) / "scan", {"scan_windows": True, "name": "scan"})
-    if args.aligned_window:
-        aligned = {"aligned_window": True, "name": "aligned"}
-        args.model = card_copy(args.model, Path(tempfile.mkdtemp()) / "aligned", aligned)
+    if args.second_look is not None:
+        look = {"second_look": args.second_look, "name": f"look-{args.second_look}"}
+        args.model = card_copy(args.model, Path(tempfile.mkdtemp()) / "look", look)
     report: dict[str, Any] = {
         "model": Judge(args.model).backend().model_id,
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -217,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     suffix = (
         ("-quick" if args.quick else "")
         + ("-scan" if args.scan_windows else "")
-        + ("-aligned" if args.aligned_window else "")
+        + ({True: "-second-look", False: "-no-second-look", None: ""}[args.second_look])
         + ("-train-half" if args.half == "train" else "")
     )
     stem = args.out or RESULTS / f"verifier-{dt.date.today()}{suffix}"

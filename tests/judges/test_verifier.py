@@ -43,8 +43,34 @@ def test_the_bundled_example() -> None:
     assert labels["Deliveries began in July 2017."] == "yes"
     assert labels["The Long Range version has a range of 520 miles."] == "no"
     assert labels["It won the World Car of the Year award in 2019."] == "unsure"
-    # "It is built in Fremont and Shanghai." is a known miss of this model (see docs/benchmarks.md): not asserted
-    assert result.usage["analyze"].calls == 1 and "preprocess" not in result.usage  # no model call to extract
+    assert labels["It is built in Fremont and Shanghai."] == "yes"  # on a second look
+    assert result.score == 0.6
+    # one request for every claim, one more for the second look at the two found contradicted
+    assert result.usage["analyze"].calls == 2 and "preprocess" not in result.usage  # no model call to extract
+
+
+def card_copy(tmp_path: Path, **overrides: object) -> str:
+    """The packaged verifier with its card changed by ``overrides``."""
+    source = find_verifier(DEFAULT_VERIFIER)
+    folder = tmp_path / "verifier-copy"
+    folder.mkdir()
+    for name in ("model.onnx", "tokenizer.json"):
+        (folder / name).symlink_to(source.path / name)
+    (folder / "card.json").write_text(json.dumps(source.card | overrides))
+    return f"local/{folder}"
+
+
+def test_a_contradiction_stands_only_if_the_claims_own_sentence_does_not_outweigh_it(tmp_path: Path) -> None:
+    claim = "It is built in Fremont and Shanghai."
+    without = create_faithfulness_scorer(card_copy(tmp_path, second_look=False), context=CONTEXT).run(output=claim)
+    (first,) = without.verdicts
+    assert first.verdict == "no" and without.usage["analyze"].calls == 1  # the whole context misread
+    looked = create_faithfulness_scorer("local", context=CONTEXT).run(output=claim)
+    (again,) = looked.verdicts
+    assert again.verdict == "yes" and again.evidence is not None and looked.usage["analyze"].calls == 2
+    assert again.evidence.quote == "The car is built at the Fremont factory in California and at Gigafactory Shanghai."
+    swapped = create_faithfulness_scorer("local", context=CONTEXT).run(output="It is built in Fremont and Berlin.")
+    assert [v.verdict for v in swapped.verdicts] == ["no"]  # a real contradiction survives the second look
 
 
 def test_paraphrase_negation_swapped_number_and_unrelated() -> None:

@@ -71,5 +71,6 @@ def test_an_alignment_names_the_sentences_of_its_window() -> None:
     for aligned in (ContextAlignment(CONTEXT), ContextAlignment(CONTEXT, sentences)):
         found = aligned.align("Tom Rask joined in 2004 as chief engineer.")
         assert found.span == (2, 1) and found.window == "In 2004 Tom Rask joined as chief engineer."
-    both = ContextAlignment(CONTEXT, sentences).align("Anna Berg founded the company with 12 staff and lost 4-2 in 2001.")
+    claim = "Anna Berg founded the company with 12 staff and lost 4-2 in 2001."
+    both = ContextAlignment(CONTEXT, sentences).align(claim)
     assert both.span == (0, 2) and [s.text for s in sentences[0:2]][1].startswith("It lost 4-2")

@@ -36,8 +36,9 @@ class Capabilities:
     model that loops would only loop longer); ``yes_threshold``: the calibrated P(supported) from
     which a claim counts as supported; ``uncertain_band``: the calibrated P(supported) range in
     which a cascade asks its second judge; ``scan_windows``: a pair classifier checks a long
-    context's every window besides the claim's best-matching sentences; ``aligned_window``: and
-the claim's best-aligned run of 1–3 sentences (:mod:`troth.text.alignment`); ``claim_head``: a pair
+    context's every window besides the claim's best-matching sentences; ``second_look``: a claim
+found contradicted is classified again with its best-aligned run of 1–3 sentences as one window
+more (:func:`troth.judges.plans.pairs.second_look`); ``claim_head``: a pair
     classifier's P(supported) of a claim is stacked with its alignment in the context by this
     head (see :mod:`troth.judges.plans.stack`); ``prices``: what a call
     costs (``FREE`` for an in-process model; None: the model's list price, see :mod:`troth.prices`).
@@ -54,6 +55,6 @@ the claim's best-aligned run of 1–3 sentences (:mod:`troth.text.alignment`); `
     yes_threshold: float = 0.5
     uncertain_band: tuple[float, float] | None = None
     scan_windows: bool = False
-    aligned_window: bool = False
+    second_look: bool = False
     claim_head: ClaimHead | None = None
     prices: Prices | None = None

@@ -137,7 +137,7 @@ class VerifierBackend(BackendBase):
             yes_threshold=float(model.card.get("yes_threshold", 0.5)),
             uncertain_band=tuple(model.card["uncertain_band"]) if model.card.get("uncertain_band") else None,
             scan_windows=bool(model.card.get("scan_windows", False)),
-            aligned_window=bool(model.card.get("aligned_window", False)),
+            second_look=bool(model.card.get("second_look", False)),
             claim_head=claim_head(model.card),
         )
 

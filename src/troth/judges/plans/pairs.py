@@ -91,24 +91,24 @@ def to_verdict(scored: Scored, label: VerdictLabel) -> Verdict:
     return Verdict(scored.claim, label, P.PAIR_VERDICT_REASON[label], evidence, probabilities)
 
 
-def with_run(windows: list[list[Sentence]], run: list[Sentence]) -> list[list[Sentence]]:
-    """``windows`` and ``run`` as one more, unless one of them holds just those sentences."""
-    return windows if not run or any(w == run for w in windows) else [*windows, run]
+@dataclass(frozen=True)
+class ClaimWindows:
+    """Each claim's windows of the context, its alignment there, and its best-aligned run of
+    1–3 sentences (what a second look reads)."""
+
+    windows: list[list[list[Sentence]]]
+    alignments: list[Alignment]
+    runs: list[list[Sentence]]
 
 
-def pair_windows(
-    context: list[str], claims: list[str], scan: bool, aligned: bool = False
-) -> tuple[list[list[list[Sentence]]], list[Alignment]]:
-    """Each claim's windows of the context (with its best-aligned run of sentences when
-    ``aligned``), and each claim's alignment there."""
+def pair_windows(context: list[str], claims: list[str], scan: bool) -> ClaimWindows:
+    """Each claim's windows of the context, and where it aligns there."""
     sentences = context_sentences(context, WINDOW_CHARS)
     windows = [claim_windows(sentences, claim, WINDOW_CHARS, scan=scan) for claim in claims]
     context_alignment = ContextAlignment(context, sentences)
     alignments = [context_alignment.align(claim) for claim in claims]
-    if aligned:
-        runs = [sentences[a.span[0] : a.span[0] + a.span[1]] for a in alignments]
-        windows = [with_run(ws, run) for ws, run in zip(windows, runs, strict=True)]
-    return windows, alignments
+    runs = [sentences[a.span[0] : a.span[0] + a.span[1]] for a in alignments]
+    return ClaimWindows(windows, alignments, runs)
 
 
 def gather(claims: list[str], windows: list[list[list[Sentence]]], scores: list[PairScores]) -> list[Scored]:
@@ -121,21 +121,44 @@ def gather(claims: list[str], windows: list[list[list[Sentence]]], scores: list[
 
 
 async def classify_claims(ctx: StepContext, context: list[str], claims: list[str]) -> list[Scored]:
-    """Every claim against each of its windows (with its best-aligned run of sentences, when the
-    backend declares ``aligned_window``), in one classification request; restacked by the
-    backend's claim head when it declares one."""
+    """Every claim against each of its windows, in one classification request; restacked by the
+    backend's claim head when it declares one; with ``second_look``, a claim found
+    contradicted is looked at again (:func:`second_look`)."""
     capabilities = ctx.judge.capabilities if ctx.judge else None
-    scan, aligned = (capabilities.scan_windows, capabilities.aligned_window) if capabilities else (False, False)
-    windows, alignments = pair_windows(context, claims, scan, aligned)
-    pairs = [(window_text(w), claim) for claim, ws in zip(claims, windows, strict=True) for w in ws]
+    found = pair_windows(context, claims, capabilities.scan_windows if capabilities else False)
+    pairs = [(window_text(w), claim) for claim, ws in zip(claims, found.windows, strict=True) for w in ws]
     scores = await ctx.classify(pairs) if pairs else []
     if any(s.truncated for s in scores):
         ctx.note(P.TRUNCATED_WINDOW_NOTE)
-    scored = gather(claims, windows, scores)
     head = capabilities.claim_head if capabilities else None
-    if head is None:
+    scored = [head_of(s, a, head) for s, a in zip(gather(claims, found.windows, scores), found.alignments, strict=True)]
+    if capabilities is None or not capabilities.second_look:
         return scored
-    return [restack(s, a, head) for s, a in zip(scored, alignments, strict=True)]
+    return await second_look(ctx, scored, found, head, capabilities.yes_threshold)
+
+
+def head_of(scored: Scored, alignment: Alignment, head: ClaimHead | None) -> Scored:
+    return scored if head is None else restack(scored, alignment, head)
+
+
+async def second_look(
+    ctx: StepContext, scored: list[Scored], found: ClaimWindows, head: ClaimHead | None, threshold: float
+) -> list[Scored]:
+    """Each claim found contradicted, judged again with its best-aligned run of sentences as one
+    window more. In a long window the classifier may read a contradiction into what the
+    sentence that states the claim supports ("built in Fremont and Shanghai" against a whole
+    description of the car); a contradiction stands when that sentence does not outweigh it."""
+    again = [
+        i
+        for i, s in enumerate(scored)
+        if decide(s, threshold) == "no" and found.runs[i] and found.runs[i] not in s.windows
+    ]
+    scores = await ctx.classify([(window_text(found.runs[i]), scored[i].claim) for i in again]) if again else []
+    out = list(scored)
+    for i, score in zip(again, scores, strict=True):
+        raw = replace(scored[i], windows=[*scored[i].windows, found.runs[i]], scores=[*scored[i].scores, score])
+        out[i] = head_of(replace(raw, supported=None), found.alignments[i], head)
+    return out
 
 
 class PairVerdicts:
