@@ -4,8 +4,8 @@
     python -m bench.perturb --model llm --limit 20   # another judge
     python -m bench.perturb --quick                  # smoke run
 
-From the held-out half of each dev file (bench.splits), faithful answers (label 1) get one edit
-each of every kind that applies:
+From the held-out half of each dev file (bench.splits; ``--half train``: the training half),
+faithful answers (label 1) get one edit each of every kind that applies:
 
 - changes of fact: a number swapped for another number of the same context, a capitalised name
   swapped for another name of the same context, a negation added (or removed);
@@ -218,6 +218,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=60, help="faithful answers a file")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quick", action="store_true", help="8 answers of one file")
+    parser.add_argument(
+        "--half",
+        choices=["held", "train"],
+        default="held",
+        help="the held-out halves (what is reported), or the training halves (to choose a variant)",
+    )
     parser.add_argument("--out", type=Path, help="stem of the JSON and Markdown written (default: bench/results/...)")
     args = parser.parse_args(argv)
     files, limit = (args.files[:1], 8) if args.quick else (args.files, args.limit)
@@ -227,12 +233,13 @@ def main(argv: list[str] | None = None) -> int:
         "judge": args.model,
         "limit": limit,
         "seed": args.seed,
+        "half": "held-out" if args.half == "held" else "training",
         "files": {},
     }
     name = f"perturb-{args.model.replace('/', '_')}-{report['date']}{'-quick' if args.quick else ''}"
     stem = args.out or RESULTS / name
     for file in files:
-        faithful = [r for r in read_half(Path(DATA_DIR) / f"{file}.jsonl", "held") if r["label"] == 1]
+        faithful = [r for r in read_half(Path(DATA_DIR) / f"{file}.jsonl", args.half) if r["label"] == 1]
         random.Random(args.seed).shuffle(faithful)
         items = asyncio.run(run_file(judge, faithful[:limit], args.seed))
         report["files"][file] = {"items": items, "summary": summary(items)}

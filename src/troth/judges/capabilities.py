@@ -37,11 +37,12 @@ class Capabilities:
     which a claim counts as supported; ``uncertain_band``: the calibrated P(supported) range in
     which a cascade asks its second judge; ``scan_windows``: a pair classifier checks a long
     context's every window besides the claim's best-matching sentences; ``second_look``: a claim
-found contradicted is classified again with its best-aligned run of 1–3 sentences as one window
-more (:func:`troth.judges.plans.pairs.second_look`); ``claim_head``: a pair
-    classifier's P(supported) of a claim is stacked with its alignment in the context by this
-    head (see :mod:`troth.judges.plans.stack`); ``prices``: what a call
-    costs (``FREE`` for an in-process model; None: the model's list price, see :mod:`troth.prices`).
+    found contradicted, or whose aligned sentences show a changed fact, is classified again with
+    its best-aligned run of 1–3 sentences as one window more
+    (:func:`troth.judges.plans.pairs.second_look`); ``claim_head``: a pair classifier's
+    P(supported) of a claim is stacked with its alignment in the context by this head (see
+    :mod:`troth.judges.plans.stack`); ``prices``: what a call costs (``FREE`` for an in-process
+    model; None: the model's list price, see :mod:`troth.prices`).
     """
 
     generates: bool = True

@@ -123,7 +123,7 @@ def gather(claims: list[str], windows: list[list[list[Sentence]]], scores: list[
 async def classify_claims(ctx: StepContext, context: list[str], claims: list[str]) -> list[Scored]:
     """Every claim against each of its windows, in one classification request; restacked by the
     backend's claim head when it declares one; with ``second_look``, a claim found
-    contradicted is looked at again (:func:`second_look`)."""
+    contradicted or showing a changed fact is looked at again (:func:`second_look`)."""
     capabilities = ctx.judge.capabilities if ctx.judge else None
     found = pair_windows(context, claims, capabilities.scan_windows if capabilities else False)
     pairs = [(window_text(w), claim) for claim, ws in zip(claims, found.windows, strict=True) for w in ws]
@@ -144,21 +144,23 @@ def head_of(scored: Scored, alignment: Alignment, head: ClaimHead | None) -> Sco
 async def second_look(
     ctx: StepContext, scored: list[Scored], found: ClaimWindows, head: ClaimHead | None, threshold: float
 ) -> list[Scored]:
-    """Each claim found contradicted, judged again with its best-aligned run of sentences as one
-    window more. In a long window the classifier may read a contradiction into what the
-    sentence that states the claim supports ("built in Fremont and Shanghai" against a whole
-    description of the car); a contradiction stands when that sentence does not outweigh it."""
-    again = [
-        i
-        for i, s in enumerate(scored)
-        if decide(s, threshold) == "no" and found.runs[i] and found.runs[i] not in s.windows
-    ]
+    """Claims found contradicted, and claims whose aligned sentences show a changed fact (a
+    number or name swapped, a negation mismatch), judged again with that run of sentences as one
+    window more. In a long window the classifier may read a contradiction into what the sentence
+    stating the claim supports ("built in Fremont and Shanghai" against a whole description of
+    the car), and miss one that the sentence alone makes plain."""
+    again = [i for i, s in enumerate(scored) if _looked_again(s, found.alignments[i], threshold, found.runs[i])]
     scores = await ctx.classify([(window_text(found.runs[i]), scored[i].claim) for i in again]) if again else []
     out = list(scored)
     for i, score in zip(again, scores, strict=True):
         raw = replace(scored[i], windows=[*scored[i].windows, found.runs[i]], scores=[*scored[i].scores, score])
         out[i] = head_of(replace(raw, supported=None), found.alignments[i], head)
     return out
+
+
+def _looked_again(scored: Scored, alignment: Alignment, threshold: float, run: list[Sentence]) -> bool:
+    changed = alignment.swapped or alignment.negation_mismatch
+    return bool(run) and run not in scored.windows and (changed or decide(scored, threshold) == "no")
 
 
 class PairVerdicts:
