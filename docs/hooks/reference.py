@@ -3,11 +3,12 @@
 ``<!-- api-reference -->`` becomes a mkdocstrings entry for every name in ``troth.__all__``, by
 group; ``<!-- cli-reference -->`` becomes every command of the ``troth`` CLI with its options,
 read from the typer app. A public name in no group, or a group naming what troth does not
-export, fails the build.
+export, fails the build. The docstrings' reST roles (``:class:`X```) are shown as code.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import typer
@@ -118,6 +119,20 @@ def cli_reference() -> str:
 
 
 MARKERS = {"<!-- api-reference -->": api_reference, "<!-- cli-reference -->": cli_reference}
+
+
+ROLE = re.compile(r":(?:class|func|meth|mod|attr|data|exc|obj):<code>(~?)([^<]+)</code>")
+
+
+def _role(found: re.Match[str]) -> str:
+    """A reST cross-reference of a docstring as the code it names (``~`` keeps the last part)."""
+    name = found.group(2).rsplit(".", 1)[-1] if found.group(1) else found.group(2)
+    return f"<code>{name}</code>"
+
+
+def on_page_content(html: str, **_: Any) -> str:
+    """mkdocs hook: the reST roles the docstrings use (``:class:`X```) shown as plain code."""
+    return ROLE.sub(_role, html)
 
 
 def on_page_markdown(markdown: str, **_: Any) -> str:

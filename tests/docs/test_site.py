@@ -54,6 +54,7 @@ def test_every_public_name_has_a_reference_entry_with_a_summary(site: Path) -> N
         summary = (inspect.getdoc(getattr(troth, name)) or "").strip().splitlines()
         assert summary and summary[0], f"troth.{name} has no one-line summary"
         assert summary[0].split("``")[0].split(":")[0][:20] in page.replace("<code>", "").replace("</code>", "")
+    assert not re.search(r":(class|func|meth|mod):<code>", page)  # reST roles shown as plain code
 
 
 def test_every_cli_command_and_option_is_in_the_cli_reference(site: Path) -> None:
