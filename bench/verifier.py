@@ -114,10 +114,10 @@ def summarise(items: list[dict[str, Any]], wall: float | None, first: str | None
 
 def card_copy(model: str, folder: Path, overrides: dict[str, Any]) -> str:
     """A copy of the verifier ``model`` whose card has ``overrides`` (``scan_windows``: every
-    window of a long context)."""
+    window of a long context; ``second_look``)."""
     source = Judge(model).backend()
     if not isinstance(source, VerifierBackend):
-        raise SystemExit("--scan-windows needs a verifier model")
+        raise SystemExit("--scan-windows and --second-look need a verifier model")
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("model.onnx", "tokenizer.json"):
         (folder / name).symlink_to(source.model.path / name)

@@ -77,7 +77,7 @@ def features_of(backend: VerifierBackend, found: list[Example]) -> np.ndarray:
     """The head's features of each example, through the verifier as troth runs it."""
     rows = []
     for context, claim, _, _ in found:
-        found_windows = pair_windows(context, [claim], False)
+        found_windows = pair_windows(context, [claim], False, aligned=True)
         windows, (alignment,) = found_windows.windows, found_windows.alignments
         scores = backend.classify_now([(window_text(w), claim) for w in windows[0]])
         (scored,) = gather([claim], windows, scores)

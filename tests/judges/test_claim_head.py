@@ -153,7 +153,7 @@ def test_the_head_round_trips_from_training_to_the_runtime() -> None:
     assert head is not None
     expected = 1 / (1 + np.exp(-(x @ np.array(head.weights) + head.bias)))  # as train/stack.py fits it
     for (context, claim, _, _), want in zip(found, expected, strict=True):
-        found_windows = pair_windows(context, [claim], False)
+        found_windows = pair_windows(context, [claim], False, aligned=True)
         windows, (alignment,) = found_windows.windows, found_windows.alignments
         (scored,) = gather([claim], windows, backend.classify_now([(window_text(w), claim) for w in windows[0]]))
         assert restack(scored, alignment, head).supported == pytest.approx(float(want), abs=1e-6)

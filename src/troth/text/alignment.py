@@ -11,10 +11,11 @@ A paraphrase keeps its numbers and names in the window and is flagged by neither
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
 from troth.text.sentences import split_sentences
-from troth.text.windows import Sentence, terms
+from troth.text.windows import Sentence, context_sentences, terms
 
 MAX_SENTENCES = 3
 ALIGNED = 0.6
@@ -106,13 +107,11 @@ class ContextAlignment:
     claim of an answer is aligned against it without splitting the context again."""
 
     def __init__(self, context: list[str], sentences: list[Sentence] | None = None) -> None:
-        """``sentences``: the context's sentences as a classifier's windows hold them, to align
-        on those (each alignment's ``span`` indexes them); by default the context is split here."""
-        texts = (
-            [" ".join(s.text.split()) for s in sentences]
-            if sentences is not None
-            else [s for segment in context for s in split_sentences(segment)]
-        )
+        """``sentences``: the context's sentences as a classifier's windows hold them (long ones
+        cut in pieces), to align on those; by default its sentences whole. Each alignment's
+        ``span`` indexes them."""
+        found = context_sentences(context, sys.maxsize) if sentences is None else sentences
+        texts = [" ".join(s.text.split()) for s in found]
         self.runs = runs(len(texts)) or [(0, 0)]
         self.windows = windows(texts) or [""]
         self._terms = [set(terms(w)) for w in self.windows]

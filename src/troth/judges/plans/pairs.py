@@ -93,18 +93,20 @@ def to_verdict(scored: Scored, label: VerdictLabel) -> Verdict:
 
 @dataclass(frozen=True)
 class ClaimWindows:
-    """Each claim's windows of the context, its alignment there, and its best-aligned run of
-    1–3 sentences (what a second look reads)."""
+    """Each claim's windows of the context and, when asked for, its alignment there and its
+    best-aligned run of 1–3 sentences (what a second look reads)."""
 
     windows: list[list[list[Sentence]]]
     alignments: list[Alignment]
     runs: list[list[Sentence]]
 
 
-def pair_windows(context: list[str], claims: list[str], scan: bool) -> ClaimWindows:
-    """Each claim's windows of the context, and where it aligns there."""
+def pair_windows(context: list[str], claims: list[str], scan: bool, aligned: bool) -> ClaimWindows:
+    """Each claim's windows of the context, and with ``aligned``, where it aligns there."""
     sentences = context_sentences(context, WINDOW_CHARS)
     windows = [claim_windows(sentences, claim, WINDOW_CHARS, scan=scan) for claim in claims]
+    if not aligned:
+        return ClaimWindows(windows, [], [])
     context_alignment = ContextAlignment(context, sentences)
     alignments = [context_alignment.align(claim) for claim in claims]
     runs = [sentences[a.span[0] : a.span[0] + a.span[1]] for a in alignments]
@@ -125,20 +127,20 @@ async def classify_claims(ctx: StepContext, context: list[str], claims: list[str
     backend's claim head when it declares one; with ``second_look``, a claim found
     contradicted or showing a changed fact is looked at again (:func:`second_look`)."""
     capabilities = ctx.judge.capabilities if ctx.judge else None
-    found = pair_windows(context, claims, capabilities.scan_windows if capabilities else False)
+    head = capabilities.claim_head if capabilities else None
+    look = capabilities.second_look if capabilities else False
+    scan = capabilities.scan_windows if capabilities else False
+    found = pair_windows(context, claims, scan, aligned=head is not None or look)
     pairs = [(window_text(w), claim) for claim, ws in zip(claims, found.windows, strict=True) for w in ws]
     scores = await ctx.classify(pairs) if pairs else []
     if any(s.truncated for s in scores):
         ctx.note(P.TRUNCATED_WINDOW_NOTE)
-    head = capabilities.claim_head if capabilities else None
-    scored = [head_of(s, a, head) for s, a in zip(gather(claims, found.windows, scores), found.alignments, strict=True)]
-    if capabilities is None or not capabilities.second_look:
+    scored = gather(claims, found.windows, scores)
+    if head is not None:
+        scored = [restack(s, a, head) for s, a in zip(scored, found.alignments, strict=True)]
+    if capabilities is None or not look:
         return scored
     return await second_look(ctx, scored, found, head, capabilities.yes_threshold)
-
-
-def head_of(scored: Scored, alignment: Alignment, head: ClaimHead | None) -> Scored:
-    return scored if head is None else restack(scored, alignment, head)
 
 
 async def second_look(
@@ -153,8 +155,9 @@ async def second_look(
     scores = await ctx.classify([(window_text(found.runs[i]), scored[i].claim) for i in again]) if again else []
     out = list(scored)
     for i, score in zip(again, scores, strict=True):
-        raw = replace(scored[i], windows=[*scored[i].windows, found.runs[i]], scores=[*scored[i].scores, score])
-        out[i] = head_of(replace(raw, supported=None), found.alignments[i], head)
+        run, alignment = found.runs[i], found.alignments[i]
+        widened = replace(scored[i], windows=[*scored[i].windows, run], scores=[*scored[i].scores, score])
+        out[i] = widened if head is None else restack(widened, alignment, head)
     return out
 
 
