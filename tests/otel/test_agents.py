@@ -38,6 +38,8 @@ def test_the_score_of_a_watched_agent_run_is_an_event_on_the_apps_span(
     assert found["gen_ai.evaluation.score.label"] == "pass"
     (call,) = otel.spans("classify verifier-minilm")  # the verifier's one call, under the same span
     assert call.parent.span_id == request.get_span_context().span_id
+    (record,) = SQLiteStore(tmp_path / "l.db").list_runs()
+    assert record.trace_id == format(request.get_span_context().trace_id, "032x")  # stored under the app's trace
 
 
 def test_an_instrumented_pydantic_ai_run_parents_its_score_to_the_agent_run_span(
@@ -85,21 +87,3 @@ def test_an_agent_target_run_under_telemetry_is_stored_under_its_trace_id(
     assert agent_run["run_id"] == trace_id and agent_run["framework_run_id"] not in (None, trace_id)
     (record,) = SQLiteStore(db).list_runs()
     assert record.trace_id == trace_id  # the stored run joins the trace it ran in
-
-
-@pytest.mark.parametrize("framework", sorted(WATCHED))
-def test_a_watched_run_is_stored_under_the_apps_trace_id(
-    framework: str,
-    otel: Telemetry,
-    model_server: FakeOpenAIServer,  # noqa: F811
-    tmp_path: Path,
-) -> None:
-    monitor = Monitor([create_faithfulness_scorer("local")], store=tmp_path / "l.db")
-    try:
-        with otel.tracer.start_as_current_span("POST /ask") as request:
-            asyncio.run(WATCHED[framework](model_server.base_url, monitor, "When did the Harbour Bridge open?"))
-        assert monitor.flush(timeout=30)
-    finally:
-        monitor.close()
-    (record,) = SQLiteStore(tmp_path / "l.db").list_runs()
-    assert record.trace_id == format(request.get_span_context().trace_id, "032x")
