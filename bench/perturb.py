@@ -196,9 +196,10 @@ def markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# Same-context edits ({report['date']}): {report['judge']}",
         "",
-        f"{report['limit']} faithful answers a file from the held-out halves, seed {report['seed']}. "
+        f"{report['limit']} faithful answers a file from the {report['half']} halves, seed {report['seed']}. "
         "Share of edits that lower the score, over the originals scored above 0 (edits counted); "
-        "alignment signs (troth.text.alignment, not yet used by the verifier): share of edits that add one.",
+        "alignment signs (troth.text.alignment: what the verifier's claim head reads besides the classifier): "
+        "share of edits that add one.",
         "",
     ]
     kinds = list({**FACT_EDITS, **KEPT_EDITS})

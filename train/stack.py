@@ -3,11 +3,12 @@ files and same-context edits of their claims.
 
     python -m train.stack --model src/troth/models/verifier-minilm                  # prints the head and its fit
     python -m train.stack --model src/troth/models/verifier-minilm --write          # and writes it into the card
-    python -m train.stack --model ... --signs swapped_number negation_mismatch     # other signs
+    python -m train.stack --model ... --signs swapped_number substitute_gain       # other signs
     python -m train.stack --model ... --all-features                               # every feature, with a bias
 
-By default only the alignment's signs named by ``--signs`` get weights, added to the classifier's
-log-odds as they are (weight 1, no bias): a claim without a sign keeps the classifier's
+By default only the features named by ``--signs`` (the alignment's three signs: a swapped number
+or name, a negation mismatch) get weights, added to the classifier's log-odds as they are (weight
+1, no bias): a claim without a sign keeps the classifier's
 P(supported) exactly, so the card's threshold and uncertain band still hold. With
 ``--all-features`` every feature and a bias are fitted, and the threshold (the best balanced
 accuracy on the real, unedited examples) and the band are chosen anew.
@@ -37,13 +38,13 @@ from train.head import fit
 from train.package import BAND_SHARE, band_around
 from troth.judges.backends.verifier import VerifierBackend, find_verifier
 from troth.judges.plans.pairs import gather, pair_windows
-from troth.judges.plans.stack import FEATURES, claim_features
+from troth.judges.plans.stack import FEATURES, claim_features, substitute_gain, substitute_pairs
 from troth.text.sentences import split_claims
 from troth.text.windows import window_text
 
 Example = tuple[list[str], str, int, bool]
 """(context, claim, 1 = supported, made by an edit)"""
-SIGNS = ("swapped_number", "swapped_name", "negation_mismatch")
+SIGNS = ("swapped_number", "swapped_name", "negation_mismatch", "substitute_gain")
 
 
 def edited(context: list[str], claim: str, rng: random.Random) -> list[Example]:
@@ -79,10 +80,12 @@ def features_of(backend: VerifierBackend, found: list[Example]) -> np.ndarray:
     for context, claim, _, _ in found:
         found_windows = pair_windows(context, [claim], False, aligned=True)
         windows, (alignment,) = found_windows.windows, found_windows.alignments
-        scores = backend.classify_now([(window_text(w), claim) for w in windows[0]])
-        (scored,) = gather([claim], windows, scores)
+        contrasts, _ = substitute_pairs([claim], [window_text(found_windows.runs[0])])
+        own = [(window_text(w), claim) for w in windows[0]]
+        scores = backend.classify_now(own + contrasts)
+        (scored,) = gather([claim], windows, scores[: len(own)])
         supported, contradicted = scored.probability("supported"), scored.probability("contradicted")
-        rows.append(claim_features(supported, contradicted, alignment))
+        rows.append(claim_features(supported, contradicted, alignment, substitute_gain(scores[len(own) :])))
     return np.array(rows)
 
 
@@ -145,7 +148,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=DATA_DIR)
     parser.add_argument("--per-file", type=int, default=150, help="faithful and unfaithful answers per dev file")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--signs", nargs="+", choices=SIGNS, default=["swapped_number"], help="the signs fitted")
+    parser.add_argument(
+        "--signs",
+        nargs="+",
+        choices=SIGNS,
+        default=["swapped_number", "swapped_name", "negation_mismatch"],
+        help="the signs fitted (substitute_gain: the classifier reads each claim's substitutes too)",
+    )
     parser.add_argument("--all-features", action="store_true", help="every feature and a bias; a new threshold")
     parser.add_argument("--write", action="store_true", help="write the head (and threshold and band) into the card")
     args = parser.parse_args(argv)

@@ -12,11 +12,10 @@ import pytest
 
 from troth import Judge, create_faithfulness_scorer
 from troth.judges.backends.verifier import VerifierBackend, find_verifier
+from troth.judges.base import PairScores
 from troth.judges.capabilities import ClaimHead
-from troth.judges.plans.pairs import gather, pair_windows, restack
-from troth.judges.plans.stack import FEATURES, claim_features, stacked
+from troth.judges.plans.stack import FEATURES, claim_features, stacked, substitute_gain, substitute_pairs, uses
 from troth.text.alignment import align
-from troth.text.windows import window_text
 
 pytest.importorskip("onnxruntime")
 
@@ -125,49 +124,156 @@ SWAPS = [
 ]
 
 
-def test_a_number_swapped_for_another_of_the_context_lowers_the_score() -> None:
+# (context, faithful answer, the same answer with one name swapped for another of its context)
+NAME_SWAPS = [
+    (
+        "Anna Berg founded the firm in Oslo. Her partner, Tom Rask, ran its office in Bergen.",
+        "Anna Berg founded the firm in Oslo.",
+        "Tom Rask founded the firm in Oslo.",
+    ),
+    (
+        "The iPhone 4 was unveiled in June 2010. It went on sale in Germany and France in July.",
+        "The iPhone 4 was unveiled in June 2010.",
+        "The iPhone 4 was unveiled in Germany 2010.",
+    ),
+    (
+        "Liverpool beat Chelsea 2-0 at Anfield. Arsenal drew with Everton at Goodison Park.",
+        "Liverpool beat Chelsea 2-0 at Anfield.",
+        "Liverpool beat Everton 2-0 at Anfield.",
+    ),
+    (
+        "The novel was written by Mary Shelley in Geneva. Lord Byron proposed the contest there.",
+        "The novel was written by Mary Shelley.",
+        "The novel was written by Lord Byron.",
+    ),
+    (
+        "Rosa Diaz was elected mayor of Leeds in 2019. Her rival, Sam Cole, won in York.",
+        "Rosa Diaz was elected mayor of Leeds.",
+        "Rosa Diaz was elected mayor of York.",
+    ),
+    (
+        "The bridge links Denmark and Sweden. It was built by a firm from Norway.",
+        "The bridge links Denmark and Sweden.",
+        "The bridge links Denmark and Norway.",
+    ),
+    (
+        "Apple sued Samsung in California. Google was not part of the case.",
+        "Apple sued Samsung in California.",
+        "Apple sued Google in California.",
+    ),
+    (
+        "The orchestra is led by Karl Weiss. Its first violin, Nora Lind, joined from Vienna.",
+        "The orchestra is led by Karl Weiss.",
+        "The orchestra is led by Nora Lind.",
+    ),
+    (
+        "The river rises in Austria and flows through Hungary. Its delta lies in Romania.",
+        "Its delta lies in Romania.",
+        "Its delta lies in Austria.",
+    ),
+    (
+        "The summit was held in Nairobi. Delegates from Ghana and Peru flew in from Lagos.",
+        "The summit was held in Nairobi.",
+        "The summit was held in Lagos.",
+    ),
+]
+
+
+def lowered(swaps: list[tuple[str, str, str]]) -> list[bool]:
     scorer = create_faithfulness_scorer("local", reason="template")
-    lowered = [
+    return [
         scorer.run(output=swapped, context=[context]).score < scorer.run(output=faithful, context=[context]).score
-        for context, faithful, swapped in SWAPS
+        for context, faithful, swapped in swaps
     ]
-    # 14 with the packaged head; missed: a swap inside the aligned window itself ("It has 412 pages
-    # and 36 chapters": the pronoun joins two sentences into one window) and a sign not yet used
-    assert sum(lowered) >= 14, lowered
 
 
-def test_the_packaged_card_declares_a_head_over_the_number_sign() -> None:
+def test_a_number_swapped_for_another_of_the_context_lowers_the_score() -> None:
+    found = lowered(SWAPS)
+    # missed: "It has 412 pages and 36 chapters" (no content word leads both numbers) and
+    # "18% said they read every week" (the faithful answer is not found supported either)
+    assert sum(found) >= 16, found
+
+
+def test_a_name_swapped_for_another_of_the_context_lowers_the_score() -> None:
+    found = lowered(NAME_SWAPS)
+    assert sum(found) >= 8, found
+
+
+def test_the_packaged_card_declares_a_head_over_the_alignment_signs() -> None:
     head = Judge("local").capabilities.claim_head
     assert head is not None and head.features == FEATURES and head.bias == 0.0
-    assert head.weights[0] == 1.0 and head.weights[FEATURES.index("swapped_number")] < -1.0
+    assert head.weights[0] == 1.0
+    for sign in ("swapped_number", "swapped_name", "negation_mismatch"):
+        assert head.weights[FEATURES.index(sign)] < -1.0, sign
+    assert not uses(head, "substitute_gain")  # measured, not shipped: no substitutes are classified
 
 
-def test_the_head_round_trips_from_training_to_the_runtime() -> None:
+def card_with(tmp_path: Path, weights: list[float]) -> Path:
+    """A copy of the packaged verifier whose head has ``weights`` and no second look."""
+    folder = tmp_path / "verifier"
+    shutil.copytree(find_verifier(None).path, folder)
+    card = json.loads((folder / "card.json").read_text())
+    card["stack"] = card["stack"] | {"features": list(FEATURES), "weights": weights, "bias": 0.0}
+    (folder / "card.json").write_text(json.dumps(card | {"second_look": False}))
+    return folder
+
+
+def test_the_head_round_trips_from_training_to_the_runtime(tmp_path: Path) -> None:
     train = pytest.importorskip("train.stack")
     np = pytest.importorskip("numpy")
-    model = find_verifier(None)
-    backend = VerifierBackend(model)
-    found = [([context], claim, 1, False) for context, faithful, swapped in SWAPS[:5] for claim in (faithful, swapped)]
-    x = train.features_of(backend, found)
-    head = backend.capabilities.claim_head
-    assert head is not None
-    expected = 1 / (1 + np.exp(-(x @ np.array(head.weights) + head.bias)))  # as train/stack.py fits it
+    weights = [1.0, 0.2, -0.5, -3.0, -2.0, -3.5, -1.5]  # every feature, the substitute gain too
+    folder = card_with(tmp_path, weights)
+    swaps = [*SWAPS[:4], *NAME_SWAPS[:4]]
+    found = [([context], claim, 1, False) for context, faithful, swapped in swaps for claim in (faithful, swapped)]
+    x = train.features_of(VerifierBackend(find_verifier(str(folder))), found)
+    assert any(row[FEATURES.index("substitute_gain")] > 0 for row in x)
+    expected = 1 / (1 + np.exp(-(x @ np.array(weights))))  # as train/stack.py fits it
+    head = ClaimHead(FEATURES, tuple(weights), 0.0)
+    assert [stacked(head, [float(v) for v in row]) for row in x] == pytest.approx(list(expected), abs=1e-6)
+    judge = Judge(f"local/{folder}")
     for (context, claim, _, _), want in zip(found, expected, strict=True):
-        found_windows = pair_windows(context, [claim], False, aligned=True)
-        windows, (alignment,) = found_windows.windows, found_windows.alignments
-        (scored,) = gather([claim], windows, backend.classify_now([(window_text(w), claim) for w in windows[0]]))
-        assert restack(scored, alignment, head).supported == pytest.approx(float(want), abs=1e-6)
+        verdict = create_faithfulness_scorer(judge, context=context).run(output=claim).verdicts[0]
+        assert verdict.p_supported == pytest.approx(float(want), abs=5e-5)  # a verdict keeps 4 decimals
 
 
 def test_a_claim_without_a_sign_keeps_the_classifier_probability() -> None:
-    head = ClaimHead(FEATURES, (1.0, 0.0, 0.0, -3.0, 0.0, 0.0), 0.0)
+    head = ClaimHead(FEATURES, (1.0, 0.0, 0.0, -3.0, 0.0, 0.0, -2.0), 0.0)
     context = ["The club was founded in 1898. Its stadium, opened in 1923, holds 40,000 fans."]
     quiet = align("The club was founded in 1898.", context)
     assert stacked(head, claim_features(0.8, 0.1, quiet)) == pytest.approx(0.8)
     swapped = align("The club was founded in 1923.", context)
     assert stacked(head, claim_features(0.8, 0.1, swapped)) == pytest.approx(1 / (1 + math.exp(3.0 - math.log(4))))
+    assert stacked(head, claim_features(0.8, 0.1, quiet, 0.5)) == pytest.approx(1 / (1 + math.exp(1.0 - math.log(4))))
     with pytest.raises(ValueError, match="expects features"):
         stacked(ClaimHead(("other",), (1.0,), 0.0), [0.0])
+
+
+def test_a_head_fitted_before_the_substitute_gain_reads_the_features_it_knows() -> None:
+    older = ClaimHead(FEATURES[:6], (1.0, 0.0, 0.0, -3.0, 0.0, 0.0), 0.0)
+    swapped = align("The club was founded in 1923.", ["The club was founded in 1898. Its stadium opened in 1923."])
+    assert stacked(older, claim_features(0.8, 0.1, swapped, 0.9)) == pytest.approx(
+        1 / (1 + math.exp(3.0 - math.log(4)))
+    )
+    assert not uses(older, "substitute_gain") and uses(older, "swapped_number") and not uses(None, "swapped_number")
+
+
+def scores(*supported: float) -> list[PairScores]:
+    return [PairScores(p, (1 - p) / 2, (1 - p) / 2) for p in supported]
+
+
+def test_the_substitute_gain_is_how_much_likelier_the_best_substitute_is() -> None:
+    assert substitute_gain(scores(0.4, 0.9, 0.7)) == pytest.approx(0.5)
+    assert substitute_gain(scores(0.9, 0.5, 0.7)) == 0.0  # the claim's own fits best
+    assert substitute_gain(scores(0.9)) == 0.0 and substitute_gain([]) == 0.0
+
+
+def test_substitute_pairs_read_each_claim_against_its_run() -> None:
+    run = "Anna Berg founded the firm in Oslo in 1998."
+    pairs, spans = substitute_pairs(["Tom Rask founded the firm in 1998.", "It is small.", "Oslo."], [run, run, ""])
+    assert pairs[0] == (run, "Tom Rask founded the firm in 1998.")
+    assert (run, "Anna Berg founded the firm in 1998.") in pairs[1:]
+    assert all(window == run for window, _ in pairs)
+    assert spans[0] == range(0, len(pairs)) and spans[1] == range(len(pairs), len(pairs)) and not spans[2]
 
 
 def test_a_card_without_a_head_scores_as_before(tmp_path: Path) -> None:

@@ -3,7 +3,7 @@ claim's aligned window; a paraphrase is not."""
 
 from __future__ import annotations
 
-from troth.text.alignment import align, names, numbers, windows
+from troth.text.alignment import align, names, negated_terms, numbers, windows
 
 CONTEXT = [
     "Anna Berg founded the company in 1998 with 12 staff. It lost 4-2 to the rival bid in 2001.",
@@ -28,6 +28,39 @@ def test_a_negation_against_the_aligned_sentence_is_flagged_both_ways() -> None:
     assert align("Anna Berg did not found the company in 1998.", CONTEXT).negation_mismatch
     assert align("The firm sells abroad.", CONTEXT).negation_mismatch
     assert not align("The firm doesn't sell abroad.", CONTEXT).negation_mismatch
+
+
+def test_a_number_swapped_within_its_own_window_is_flagged_by_the_word_that_leads_it() -> None:
+    school = ["The school has 850 pupils and 64 teachers."]
+    assert align("The school has 64 pupils.", school).swapped_numbers == ("64",)  # "has" leads 850 there
+    assert not align("The school has 850 pupils.", school).swapped
+    prices = ["Prices fell 3% in March, after rising 5% in February."]
+    assert align("Prices fell 5% in March.", prices).swapped_numbers == ("5",)
+    assert not align("The team won 11 games.", ["The team won 11 of its 16 games."]).swapped
+
+
+def test_a_name_from_elsewhere_is_a_swap_only_where_it_takes_another_names_place() -> None:
+    context = [
+        "Liverpool beat Blackburn 1-0 in the cup replay on Wednesday. Lucas challenged Olsson early on. "
+        "Fans sang all night. The police praised them. The replay was played at Ewood Park."
+    ]
+    assert not align("Liverpool beat Blackburn 1-0 in the cup replay at Ewood Park.", context).swapped
+    assert align("Liverpool beat Olsson 1-0 in the cup replay.", context).swapped_names == ("Olsson",)
+
+
+def test_a_negation_counts_only_for_the_words_it_negates() -> None:
+    match = ["United have never lost five straight matches to City, and Young wants to end their run."]
+    assert not align("Young wants to end City's run.", match).negation_mismatch  # "never" negates "lost five"
+    assert align("United have lost five straight matches to City.", match).negation_mismatch
+    quote = ["She said: 'I'm still on cloud nine, I can't believe it happened.'"]
+    assert not align("She said she can't believe it happened.", quote).negation_mismatch
+    assert negated_terms("It did not win the cup, but it scored twice.") == {"win", "cup"}
+
+
+def test_a_negation_is_read_where_the_claim_aligns_with_no_window() -> None:
+    context = ["Johnny McGurk, 49, appeared in court in County Londonderry accused of theft from a quarry firm."]
+    found = align("A former footballer has not appeared in court charged with stealing from a quarry company.", context)
+    assert found.negation_mismatch and not found.swapped
 
 
 def test_a_paraphrase_is_not_flagged() -> None:

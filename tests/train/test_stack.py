@@ -45,7 +45,8 @@ def test_the_fitted_head_is_written_into_the_card(tmp_path: Path, capsys: pytest
     written = json.loads((model / "card.json").read_text())
     assert written["stack"] == printed["stack"] and written["yes_threshold"] == card["yes_threshold"]
     weights = written["stack"]["weights"]
-    assert weights[0] == 1.0 and weights[3] < 0 and weights[1:3] == [0.0, 0.0] and weights[4:] == [0.0, 0.0]
+    assert weights[0] == 1.0 and weights[3] < 0 and weights[1:3] == [0.0, 0.0] and weights[6] == 0.0
+    assert written["stack"]["fitted"] == ["swapped_number", "swapped_name", "negation_mismatch"]
     assert written["stack"]["edited"] > 0 and written["stack"]["fit"]["real_examples"] > 0
     head = Judge(f"local/{model}").capabilities.claim_head
     assert head is not None and list(head.weights) == weights

@@ -4,7 +4,9 @@ an edited fact there.
 A number or a name of the claim that the aligned window lacks, while the rest of the context has
 it and the window has another in its place, is the signature of a swap ("lost 4-5" where the
 window says 4-2 and a 5 appears elsewhere);
-a claim that negates what its aligned sentence affirms, or the reverse, is a negation mismatch.
+a claim that negates a word its aligned window states plainly, or states plainly a word the window
+negates, is a negation mismatch (read even where the claim aligns with no window: the negated word
+itself is what counts).
 A paraphrase keeps its numbers and names in the window and is flagged by neither.
 """
 
@@ -14,31 +16,35 @@ import re
 import sys
 from dataclasses import dataclass
 
-from troth.text.sentences import split_sentences
 from troth.text.windows import Sentence, context_sentences, terms
 
 MAX_SENTENCES = 3
 ALIGNED = 0.6
 """The share of the claim's other words a window must hold for its signs to count: a claim pieced
-together from far parts of a context aligns with no window, and its signs would be noise."""
+together from far parts of a context aligns with no window, and its swaps would be noise."""
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?=(?:st|nd|rd|th)?(?!\w))")
 _SPLIT_THOUSANDS = re.compile(r"(\d), (\d{3})\b")
 _SPLIT_DECIMAL = re.compile(r"(\d)\. (\d)\b")
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
 _SENTENCE_START = re.compile(r"(^|[.!?\"'“‘]\s*)$")
-_CLAUSE = re.compile(r"[,;:]|\b(?:but|while|when|because|although|though|whereas)\b")
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+LEAD = 3
+"""Words before a number searched for the content word that leads it."""
+_CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|while|when|because|although|though|whereas)\b")
 # dates, not names: a claim may date what its window leaves undated
 _DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
 _MONTHS = "January February March April May June July August September October November December"
-_CALENDAR = frozenset(f"{_DAYS} {_MONTHS}".split())
-_NEGATION = re.compile(r"\b(not|never|cannot)\b|n't\b", re.IGNORECASE)
+CALENDAR = frozenset(f"{_DAYS} {_MONTHS}".split())
+_NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.IGNORECASE)
+REACH = 2
+"""Content words after a negation, within its clause, that it negates ("did not win the cup")."""
 
 
 @dataclass(frozen=True)
 class Alignment:
     """A claim against its context: the best-aligned window, the share of the claim's content
     words it covers, the claim's numbers and names missing there but found elsewhere in the
-    context, and whether the claim and the window's closest clause differ in negation."""
+    context, and whether one negates a word that the other states plainly."""
 
     window: str
     coverage: float
@@ -54,7 +60,7 @@ class Alignment:
 
 def numbers(text: str) -> set[str]:
     """The numbers of ``text``, thousands separators dropped ("20,000", "20, 000" and "20000" alike)."""
-    return {n.replace(",", "") for n in _NUMBER.findall(_joined(text))}
+    return {n.replace(",", "") for n in _NUMBER.findall(joined(text))}
 
 
 def names(text: str, *, initial: bool = False) -> set[str]:
@@ -63,16 +69,94 @@ def names(text: str, *, initial: bool = False) -> set[str]:
     found = set()
     for m in _NAME.finditer(text):
         starts = _SENTENCE_START.search(text[: m.start()]) is not None
-        if m.group() not in _CALENDAR and (not starts or (initial and " " in m.group())):
+        if m.group() not in CALENDAR and (not starts or (initial and " " in m.group())):
             found.add(m.group())
     return found
 
 
-def negated(text: str) -> bool:
-    return _NEGATION.search(text) is not None
+def number_leads(text: str) -> dict[str, set[str]]:
+    """Each number of ``text`` with the content words that lead it: the nearest one within
+    :data:`LEAD` words before it, another number in between stopping the search ("fell 3%": fell)."""
+    tokens = _TOKEN.findall(joined(text))
+    leads: dict[str, set[str]] = {}
+    for at, token in enumerate(tokens):
+        if not token[0].isdigit():
+            continue
+        for before in reversed(tokens[max(at - LEAD, 0) : at]):
+            if before[0].isdigit():
+                break
+            if terms(before):
+                leads.setdefault(token.replace(",", ""), set()).add(before.lower())
+                break
+    return leads
 
 
-def _joined(text: str) -> str:
+def displaced_numbers(claim: str, window: str) -> set[str]:
+    """Numbers of the claim, present in the window or not, whose leading word leads only other
+    numbers there ("prices fell 5%" where the window says "prices fell 3%, after rising 5%")."""
+    ours, theirs = number_leads(claim), number_leads(window)
+    displaced = set()
+    for number, leads in ours.items():
+        for lead in leads:
+            led = {n for n, found in theirs.items() if lead in found}
+            if led and number not in led:
+                displaced.add(number)
+    return displaced
+
+
+def _neighbours(text: str, found: set[str]) -> dict[str, set[str]]:
+    """Each of ``found`` (names of ``text``) with the content words beside it: the nearest one
+    within :data:`LEAD` words before it and after it, a number in between stopping the search."""
+    tokens = _TOKEN.findall(joined(text))
+    out: dict[str, set[str]] = {}
+    for name in found:
+        size = len(name.split())
+        for at in range(len(tokens) - size + 1):
+            if " ".join(tokens[at : at + size]) != name:
+                continue
+            for side in (reversed(tokens[max(at - LEAD, 0) : at]), tokens[at + size : at + size + LEAD]):
+                word = next((t.lower() for t in side if t[0].isdigit() or terms(t)), "")
+                if word and not word[0].isdigit():
+                    out.setdefault(name, set()).add(word)
+    return out
+
+
+def displaced_names(claim: str, window: str) -> set[str]:
+    """Names of the claim that a word beside them sets beside another name of the window, and
+    never beside them there ("Tom Rask founded the firm" where the window says "Anna Berg founded
+    the firm")."""
+    ours = _neighbours(claim, names(claim, initial=True))
+    others = {n for n in names(window, initial=True) if n.lower() not in claim.lower()}
+    theirs = _neighbours(window, names(window, initial=True))
+    displaced = set()
+    for name, beside in ours.items():
+        taken = {w for other in others for w in theirs.get(other, set())}
+        if beside & taken - theirs.get(name, set()):
+            displaced.add(name)
+    return displaced
+
+
+def negated_terms(text: str) -> set[str]:
+    """The content words that a negation of ``text`` negates: up to :data:`REACH` after it, within
+    its clause ("never lost five straight matches": lost, five, straight)."""
+    found: set[str] = set()
+    for cue in _NEGATION.finditer(text):
+        rest = text[cue.end() :]
+        clause = _CLAUSE_END.search(rest)
+        found.update(terms(rest[: clause.start() if clause else len(rest)])[:REACH])
+    return found
+
+
+def negation_mismatch(claim: str, window: str) -> bool:
+    """Whether the claim negates a word the window states plainly, or states plainly a word the
+    window negates."""
+    claim_negated, window_negated = negated_terms(claim), negated_terms(window)
+    added = (claim_negated & set(terms(window))) - window_negated
+    removed = (window_negated & set(terms(claim))) - claim_negated
+    return bool(added or removed)
+
+
+def joined(text: str) -> str:
     """Numbers that tokenised text splits ("13, 000", "7. 8") joined again."""
     return _SPLIT_DECIMAL.sub(r"\1.\2", _SPLIT_THOUSANDS.sub(r"\1,\2", text))
 
@@ -94,12 +178,6 @@ def _share(claim_terms: set[str], found: set[str]) -> float:
 def coverage(claim_terms: set[str], text: str) -> float:
     """The share of the claim's content words found in ``text`` (1.0 for a claim without any)."""
     return _share(claim_terms, set(terms(text)))
-
-
-def _closest(claim_terms: set[str], window: str) -> str:
-    """The clause of ``window`` that holds most of the claim's words."""
-    clauses = [c for s in split_sentences(window) or [window] for c in _CLAUSE.split(s) if c.strip()] or [window]
-    return max(clauses, key=lambda c: coverage(claim_terms, c))
 
 
 class ContextAlignment:
@@ -130,19 +208,16 @@ class ContextAlignment:
         index = max(range(len(self.windows)), key=lambda i: (_share(anchors, self._terms[i]), -len(self.windows[i])))
         best, covered = self.windows[index], _share(claim_terms, self._terms[index])
         span = self.runs[index]
-        if _share(anchors, self._terms[index]) < ALIGNED:  # no window says what the claim says: no sign to read
-            return Alignment(best, covered, (), (), False, span)
+        mismatch = negation_mismatch(claim, best)  # a negated word is read where it stands, aligned or not
+        if _share(anchors, self._terms[index]) < ALIGNED:  # no window says what the claim says: no swap to read
+            return Alignment(best, covered, (), (), mismatch, span)
         claim_numbers, window_numbers = numbers(claim), numbers(best)
         absent = {n for n in claim_numbers if n not in window_numbers and n in self._numbers}
-        swapped_numbers = sorted(absent) if window_numbers - claim_numbers else []
+        swapped_numbers = sorted((absent if window_numbers - claim_numbers else set()) | displaced_numbers(claim, best))
         window_lower = best.lower()
-        other_names = {n for n in names(best, initial=True) if n.lower() not in claim.lower()}
-        swapped_names = (
-            sorted(n for n in claim_names if n.lower() not in window_lower and n.lower() in self._lower)
-            if other_names
-            else []
+        swapped_names = sorted(
+            n for n in displaced_names(claim, best) if n.lower() not in window_lower and n.lower() in self._lower
         )
-        mismatch = negated(claim) != negated(_closest(claim_terms, best))
         return Alignment(best, covered, tuple(swapped_numbers), tuple(swapped_names), mismatch, span)
 
 

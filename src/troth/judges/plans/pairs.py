@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from troth.judges.base import PairScores
 from troth.judges.capabilities import ClaimHead
-from troth.judges.plans.stack import claim_features, stacked
+from troth.judges.plans.stack import claim_features, stacked, substitute_gain, substitute_pairs, uses
 from troth.judges.session import StepContext
 from troth.prompts import claims as P
 from troth.text.alignment import Alignment, ContextAlignment
@@ -54,13 +54,13 @@ class Scored:
         return (window if self.supported is None else window.with_supported(self.supported)).as_dict()
 
 
-def restack(scored: Scored, alignment: Alignment, head: ClaimHead) -> Scored:
-    """``scored`` with its P(supported) from ``head`` over the classifier's features and the
-    claim's ``alignment`` in its context."""
+def restack(scored: Scored, alignment: Alignment, head: ClaimHead, gain: float = 0.0) -> Scored:
+    """``scored`` with its P(supported) from ``head`` over the classifier's features, the
+    claim's ``alignment`` in its context and its substitute ``gain``."""
     if not scored.scores:
         return scored
     raw = replace(scored, supported=None)
-    values = claim_features(raw.probability("supported"), raw.probability("contradicted"), alignment)
+    values = claim_features(raw.probability("supported"), raw.probability("contradicted"), alignment, gain)
     return replace(scored, supported=stacked(head, values))
 
 
@@ -124,40 +124,56 @@ def gather(claims: list[str], windows: list[list[list[Sentence]]], scores: list[
 
 async def classify_claims(ctx: StepContext, context: list[str], claims: list[str]) -> list[Scored]:
     """Every claim against each of its windows, in one classification request; restacked by the
-    backend's claim head when it declares one; with ``second_look``, a claim found
-    contradicted or showing a changed fact is looked at again (:func:`second_look`)."""
+    backend's claim head when it declares one (with the substitute gain, when the head weighs it:
+    the claim and its substitutes against its aligned run, in the same request); with
+    ``second_look``, a claim found contradicted or showing a changed fact is looked at again
+    (:func:`second_look`)."""
     capabilities = ctx.judge.capabilities if ctx.judge else None
     head = capabilities.claim_head if capabilities else None
     look = capabilities.second_look if capabilities else False
     scan = capabilities.scan_windows if capabilities else False
     found = pair_windows(context, claims, scan, aligned=head is not None or look)
     pairs = [(window_text(w), claim) for claim, ws in zip(claims, found.windows, strict=True) for w in ws]
-    scores = await ctx.classify(pairs) if pairs else []
+    runs = [window_text(r) for r in found.runs] if uses(head, "substitute_gain") else [""] * len(claims)
+    contrasts, spans = substitute_pairs(claims, runs)
+    scores = await ctx.classify(pairs + contrasts) if pairs or contrasts else []
     if any(s.truncated for s in scores):
         ctx.note(P.TRUNCATED_WINDOW_NOTE)
-    scored = gather(claims, found.windows, scores)
+    scored = gather(claims, found.windows, scores[: len(pairs)])
+    contrasted = scores[len(pairs) :]
+    gains = [substitute_gain(contrasted[span.start : span.stop]) for span in spans]
     if head is not None:
-        scored = [restack(s, a, head) for s, a in zip(scored, found.alignments, strict=True)]
+        scored = [restack(s, a, head, g) for s, a, g in zip(scored, found.alignments, gains, strict=True)]
     if capabilities is None or not look:
         return scored
-    return await second_look(ctx, scored, found, head, capabilities.yes_threshold)
+    known = {i: contrasted[span.start] for i, span in enumerate(spans) if span}
+    return await second_look(ctx, scored, found, head, capabilities.yes_threshold, gains, known)
 
 
 async def second_look(
-    ctx: StepContext, scored: list[Scored], found: ClaimWindows, head: ClaimHead | None, threshold: float
+    ctx: StepContext,
+    scored: list[Scored],
+    found: ClaimWindows,
+    head: ClaimHead | None,
+    threshold: float,
+    gains: list[float],
+    known: dict[int, PairScores],
 ) -> list[Scored]:
     """Claims found contradicted, and claims whose aligned sentences show a changed fact (a
     number or name swapped, a negation mismatch), judged again with that run of sentences as one
-    window more. In a long window the classifier may read a contradiction into what the sentence
-    stating the claim supports ("built in Fremont and Shanghai" against a whole description of
-    the car), and miss one that the sentence alone makes plain."""
+    window more (``known``: the runs' scores already classified, by claim index). In a long window
+    the classifier may read a contradiction into what the sentence stating the claim supports
+    ("built in Fremont and Shanghai" against a whole description of the car), and miss one that
+    the sentence alone makes plain."""
     again = [i for i, s in enumerate(scored) if _looked_again(s, found.alignments[i], threshold, found.runs[i])]
-    scores = await ctx.classify([(window_text(found.runs[i]), scored[i].claim) for i in again]) if again else []
+    asked = [i for i in again if i not in known]
+    scores = await ctx.classify([(window_text(found.runs[i]), scored[i].claim) for i in asked]) if asked else []
+    run_scores = {**known, **dict(zip(asked, scores, strict=True))}
     out = list(scored)
-    for i, score in zip(again, scores, strict=True):
-        run, alignment = found.runs[i], found.alignments[i]
+    for i in again:
+        run, alignment, score = found.runs[i], found.alignments[i], run_scores[i]
         widened = replace(scored[i], windows=[*scored[i].windows, run], scores=[*scored[i].scores, score])
-        out[i] = widened if head is None else restack(widened, alignment, head)
+        out[i] = widened if head is None else restack(widened, alignment, head, gains[i])
     return out
 
 
