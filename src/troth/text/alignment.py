@@ -1,19 +1,23 @@
 """Where a claim stands in its context: its best-aligned window of 1–3 sentences, and the signs of
 an edited fact there.
 
-A number or a name of the claim that the aligned window lacks, while the rest of the context has
-it and the window has another in its place, is the signature of a swap ("lost 4-5" where the
-window says 4-2 and a 5 appears elsewhere);
-a claim that negates a word its aligned window states plainly, or states plainly a word the window
-negates, is a negation mismatch (read even where the claim aligns with no window: the negated word
-itself is what counts).
-A paraphrase keeps its numbers and names in the window and is flagged by neither.
+- A swapped number: one the aligned window lacks while the rest of the context has it and the
+  window holds another ("lost 4-5" where the window says 4-2 and a 5 appears elsewhere), or one
+  whose leading word leads only other numbers in the window ("fell 5%" where it says "fell 3%").
+- A swapped name: one the window lacks while the rest of the context has it, with a word beside
+  it in the claim that sits beside another name in the window ("Tom Rask founded" where the window
+  says "Anna Berg founded"); a true detail brought in from another sentence has no such neighbour.
+- A negation mismatch: a word the claim negates that the window states plainly, or the reverse
+  (read even where the claim aligns with no window: the negated word itself is what counts).
+
+A paraphrase keeps its numbers and names in the window and is flagged by none of them.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from troth.text.windows import Sentence, context_sentences, terms
@@ -29,7 +33,7 @@ _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
 _SENTENCE_START = re.compile(r"(^|[.!?\"'“‘]\s*)$")
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 LEAD = 3
-"""Words before a number searched for the content word that leads it."""
+"""Words searched, before a number or beside a name, for the content word next to it."""
 _CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|while|when|because|although|though|whereas)\b")
 # dates, not names: a claim may date what its window leaves undated
 _DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
@@ -43,8 +47,8 @@ REACH = 2
 @dataclass(frozen=True)
 class Alignment:
     """A claim against its context: the best-aligned window, the share of the claim's content
-    words it covers, the claim's numbers and names missing there but found elsewhere in the
-    context, and whether one negates a word that the other states plainly."""
+    words it covers, the claim's numbers and names swapped for others of the context (see the
+    module's note), and whether one negates a word that the other states plainly."""
 
     window: str
     coverage: float
@@ -74,20 +78,20 @@ def names(text: str, *, initial: bool = False) -> set[str]:
     return found
 
 
+def _nearest(side: Iterable[str]) -> str:
+    """The first content word of ``side``, lower-cased; "" when a number, or nothing, comes first."""
+    word = next((t for t in side if t[0].isdigit() or terms(t)), "")
+    return "" if not word or word[0].isdigit() else word.lower()
+
+
 def number_leads(text: str) -> dict[str, set[str]]:
     """Each number of ``text`` with the content words that lead it: the nearest one within
     :data:`LEAD` words before it, another number in between stopping the search ("fell 3%": fell)."""
     tokens = _TOKEN.findall(joined(text))
     leads: dict[str, set[str]] = {}
     for at, token in enumerate(tokens):
-        if not token[0].isdigit():
-            continue
-        for before in reversed(tokens[max(at - LEAD, 0) : at]):
-            if before[0].isdigit():
-                break
-            if terms(before):
-                leads.setdefault(token.replace(",", ""), set()).add(before.lower())
-                break
+        if token[0].isdigit() and (lead := _nearest(reversed(tokens[max(at - LEAD, 0) : at]))):
+            leads.setdefault(token.replace(",", ""), set()).add(lead)
     return leads
 
 
@@ -115,8 +119,7 @@ def _neighbours(text: str, found: set[str]) -> dict[str, set[str]]:
             if " ".join(tokens[at : at + size]) != name:
                 continue
             for side in (reversed(tokens[max(at - LEAD, 0) : at]), tokens[at + size : at + size + LEAD]):
-                word = next((t.lower() for t in side if t[0].isdigit() or terms(t)), "")
-                if word and not word[0].isdigit():
+                if word := _nearest(side):
                     out.setdefault(name, set()).add(word)
     return out
 
