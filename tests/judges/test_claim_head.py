@@ -208,13 +208,13 @@ def test_the_packaged_card_declares_a_head_over_the_alignment_signs() -> None:
     assert not uses(head, "substitute_gain")  # measured, not shipped: no substitutes are classified
 
 
-def card_with(tmp_path: Path, weights: list[float]) -> Path:
-    """A copy of the packaged verifier whose head has ``weights`` and no second look."""
+def card_with(tmp_path: Path, weights: list[float], second_look: bool = False) -> Path:
+    """A copy of the packaged verifier whose head has ``weights`` (and a second look or not)."""
     folder = tmp_path / "verifier"
     shutil.copytree(find_verifier(None).path, folder)
     card = json.loads((folder / "card.json").read_text())
     card["stack"] = card["stack"] | {"features": list(FEATURES), "weights": weights, "bias": 0.0}
-    (folder / "card.json").write_text(json.dumps(card | {"second_look": False}))
+    (folder / "card.json").write_text(json.dumps(card | {"second_look": second_look}))
     return folder
 
 
@@ -234,6 +234,38 @@ def test_the_head_round_trips_from_training_to_the_runtime(tmp_path: Path) -> No
     for (context, claim, _, _), want in zip(found, expected, strict=True):
         verdict = create_faithfulness_scorer(judge, context=context).run(output=claim).verdicts[0]
         assert verdict.p_supported == pytest.approx(float(want), abs=5e-5)  # a verdict keeps 4 decimals
+
+
+def test_a_head_weighing_the_substitute_gain_lowers_a_swap_inside_one_sentence(tmp_path: Path) -> None:
+    weights = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, -6.0]  # the gain alone
+    judge = Judge(f"local/{card_with(tmp_path, weights)}")
+    context, faithful, swapped = NAME_SWAPS[1]  # "unveiled in Germany 2010": no sign, "June" fits better
+    scorer = create_faithfulness_scorer(judge, context=[context])
+    kept, changed = scorer.run(output=faithful).verdicts[0], scorer.run(output=swapped).verdicts[0]
+    assert kept.verdict == "yes" and changed.verdict != "yes", (kept, changed)
+    assert changed.p_supported is not None and changed.p_supported < 0.5
+
+
+def test_the_second_look_reuses_the_run_classified_for_the_substitutes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    judge = Judge(f"local/{card_with(tmp_path, [1.0, 0.0, 0.0, -3.0, 0.0, 0.0, -1.0], second_look=True)}")
+    asked: list[tuple[str, str]] = []
+    classify_now = VerifierBackend.classify_now
+
+    def counted(self: VerifierBackend, pairs: list[tuple[str, str]]) -> list[PairScores]:
+        asked.extend(pairs)
+        return classify_now(self, pairs)
+
+    monkeypatch.setattr(VerifierBackend, "classify_now", counted)
+    filler = " ".join(f"Its shop on street {i} sells scarves, mugs and flags to the fans." for i in range(12))
+    context = [f"{filler} The club was founded in 1898, and its stadium opened in 1923. {filler}"]
+    result = create_faithfulness_scorer(judge, context=context).run(output="The club was founded in 1923.")
+    run = "The club was founded in 1898, and its stadium opened in 1923."
+    assert (run, "The club was founded in 1923.") in asked  # the second look's window, read once
+    assert (run, "The club was founded in 1898.") in asked  # a substitute
+    assert len(asked) == len(set(asked))  # no pair classified twice
+    assert result.verdicts[0].verdict != "yes"
 
 
 def test_a_claim_without_a_sign_keeps_the_classifier_probability() -> None:

@@ -136,7 +136,7 @@ async def classify_claims(ctx: StepContext, context: list[str], claims: list[str
     pairs = [(window_text(w), claim) for claim, ws in zip(claims, found.windows, strict=True) for w in ws]
     runs = [window_text(r) for r in found.runs] if uses(head, "substitute_gain") else [""] * len(claims)
     contrasts, spans = substitute_pairs(claims, runs)
-    scores = await ctx.classify(pairs + contrasts) if pairs or contrasts else []
+    scores = await classify_once(ctx, pairs + contrasts)
     if any(s.truncated for s in scores):
         ctx.note(P.TRUNCATED_WINDOW_NOTE)
     scored = gather(claims, found.windows, scores[: len(pairs)])
@@ -148,6 +148,14 @@ async def classify_claims(ctx: StepContext, context: list[str], claims: list[str
         return scored
     known = {i: contrasted[span.start] for i, span in enumerate(spans) if span}
     return await second_look(ctx, scored, found, head, capabilities.yes_threshold, gains, known)
+
+
+async def classify_once(ctx: StepContext, pairs: list[tuple[str, str]]) -> list[PairScores]:
+    """Each pair's scores, in order, in one request that reads a repeated pair once (a claim's
+    aligned run is often one of its windows too)."""
+    unique = list(dict.fromkeys(pairs))
+    scored = dict(zip(unique, await ctx.classify(unique), strict=True)) if unique else {}
+    return [scored[pair] for pair in pairs]
 
 
 async def second_look(
