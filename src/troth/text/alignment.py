@@ -128,9 +128,9 @@ def displaced_names(claim: str, window: str) -> set[str]:
     """Names of the claim that a word beside them sets beside another name of the window, and
     never beside them there ("Tom Rask founded the firm" where the window says "Anna Berg founded
     the firm")."""
-    ours = _neighbours(claim, names(claim, initial=True))
-    others = {n for n in names(window, initial=True) if n.lower() not in claim.lower()}
-    theirs = _neighbours(window, names(window, initial=True))
+    ours, found = _neighbours(claim, names(claim, initial=True)), names(window, initial=True)
+    lower = claim.lower()
+    others, theirs = {n for n in found if n.lower() not in lower}, _neighbours(window, found)
     displaced = set()
     for name, beside in ours.items():
         taken = {w for other in others for w in theirs.get(other, set())}
