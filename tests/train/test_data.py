@@ -1,0 +1,61 @@
+"""Same-context edits as training pairs, and the batch mix that gives them a share."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from train.data import DEV_FILES, edit_pairs
+from train.pairs import CONTRADICTED, SUPPORTED
+from train.verifier import MIX, mix_with_edits
+
+LOPEZ = "Marta Lopez moved to Lisbon in 1970 and to Porto in 1982."
+
+
+def write_files(folder: Path) -> None:
+    """Each dev file's training half gets faithful answers naming a team, a rival and numbers; the
+    shared folder one supported and one unverifiable pair."""
+    for name in DEV_FILES:
+        rows = [
+            {
+                "id": f"{name}-{i}",
+                "context": [f"The Hawks beat the Owls {i + 3} to {i + 1} in {1990 + i}. Coach Rivera was pleased."],
+                "output": f"The Hawks beat the Owls {i + 3} to {i + 1}.",
+                "label": 1,
+            }
+            for i in range(40)
+        ]
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    shared = folder / "train"
+    shared.mkdir()
+    rows = [
+        {"context": LOPEZ, "claim": "In 1970 Marta Lopez moved to Lisbon.", "label": "supported"},
+        {"context": LOPEZ, "claim": "In 1951 she moved to Faro.", "label": "unverifiable"},
+    ]
+    (shared / "mnli-binary.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def test_edits_of_supported_claims_stand_beside_their_originals(tmp_path: Path) -> None:
+    write_files(tmp_path)
+    pairs = edit_pairs(tmp_path, seed=0)
+    assert pairs and {p.source for p in pairs} == {"edits"}
+    claims = {p.claim: p for p in pairs}
+    assert claims["In 1970 Marta Lopez moved to Lisbon."].target == SUPPORTED
+    assert not any("1951" in claim for claim in claims)  # only supported claims are edited
+    # the number and the name are swapped for the other ones of the same context
+    assert claims["In 1982 Marta Lopez moved to Lisbon."].target == CONTRADICTED
+    (name_swap,) = [p for c, p in claims.items() if "Porto" in c and "1970" in c]
+    assert name_swap.target == CONTRADICTED and name_swap.passage == LOPEZ
+    dev = [p for p in pairs if "Hawks" in p.passage]
+    assert {p.target for p in dev} == {SUPPORTED, CONTRADICTED}
+    assert all(p.claim not in p.passage for p in dev if p.target == CONTRADICTED)
+
+
+def test_the_mix_gives_edits_their_share_and_keeps_the_rest_in_proportion() -> None:
+    assert mix_with_edits(0.0) == MIX
+    mix = mix_with_edits(0.35)
+    assert mix["edits"] == 0.35
+    assert sum(mix.values()) == pytest.approx(1.0)
+    assert mix["esnli"] / mix["dev"] == pytest.approx(MIX["esnli"] / MIX["dev"])
