@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from troth import Judge, RateLimit, create_faithfulness_scorer, run_evals
-from troth.ratelimit import LocalPacer, Pace, estimate_tokens
+from troth.ratelimit import REBOOKS, LocalPacer, Pace, estimate_tokens, keep_slot, late_after
 from troth.testing import FakeOpenAIServer
 from troth.testing.server import Reply, Request, ScriptedJudge
 
@@ -119,3 +119,45 @@ def test_rate_limit_must_be_a_rate_limit() -> None:
     scorer = create_faithfulness_scorer(Judge("fake", base_url="http://127.0.0.1:9", api_key="k"))
     with pytest.raises(TypeError, match=r"rate_limit must be a troth\.RateLimit"):
         run_evals([{"output": "x"}], scorer, store=None, rate_limit=600)  # type: ignore[arg-type]
+
+
+def test_a_start_missed_while_the_loop_was_busy_is_booked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Late calls would go out together: one whose start has passed by more than a quarter of the
+    interval books the next free start instead, and goes then."""
+    clock = FakeClock()
+    pace = Pace(RateLimit(requests_per_minute=60), clock)
+    sent: list[float] = []
+    busy = [2.4]  # the loop wakes the first sleeper 2.4 s late
+
+    async def sleep(seconds: float) -> None:
+        clock.now += seconds + (busy.pop() if busy else 0.0)
+
+    async def book() -> float:
+        return pace.book(1)
+
+    monkeypatch.setattr(asyncio, "sleep", sleep)
+    assert late_after(pace.limit) == 0.25
+    for _ in range(3):
+        asyncio.run(keep_slot(book, clock, late_after(pace.limit)))
+        sent.append(clock.now)
+    # the second call's start (101) passed while the loop was busy: it went at 103.4 on a new
+    # booking, and the third took the start after that, not the passed 102 beside it
+    assert sent == [100.0, pytest.approx(103.4), pytest.approx(104.4)]
+    assert pace.reserved == 4
+
+
+def test_a_call_that_keeps_missing_its_start_goes_after_the_last_rebooking(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
+    booked: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        clock.now += seconds + 1.0  # always a second late
+
+    async def book() -> float:
+        booked.append(clock.now + 0.5)
+        return booked[-1]
+
+    monkeypatch.setattr(asyncio, "sleep", sleep)
+    asyncio.run(keep_slot(book, clock, 0.05))
+    assert len(booked) == 1 + REBOOKS  # then it goes, late
+    assert clock.now == pytest.approx(100 + (1 + REBOOKS) * 1.5)

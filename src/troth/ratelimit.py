@@ -5,18 +5,24 @@ are spaced ``60 / requests_per_minute`` seconds apart and a call of ``t`` tokens
 token lane for ``60 * t / tokens_per_minute`` seconds. A run keeps one ``Pace``: in-process for
 the local runner, inside one Ray actor for a cluster (so N workers share one budget). The actor
 books wall-clock start times, so the time a booking takes to reach a worker does not move its
-request earlier or later.
+request earlier or later. A start that has passed by the time its call can go (its booking came
+back late, or the event loop was busy when the start came) is booked again (:func:`keep_slot`):
+late calls would otherwise go out together.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 CHARS_PER_TOKEN = 4  # the usual estimate for English text before a tokenizer has seen it
+LATE_SHARE = 0.25
+"""The share of the request interval by which a booked start may have passed and still be used."""
+REBOOKS = 3
+"""How many times a call missing its start books again before it goes anyway."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,24 @@ class Pace:
         return max(self.book(tokens) - now, 0.0)
 
 
+def late_after(limit: RateLimit) -> float:
+    """How late a booked start may still be used: :data:`LATE_SHARE` of the request interval
+    (of 0.2 s without a request limit), 20 ms at least."""
+    interval = 60.0 / limit.requests_per_minute if limit.requests_per_minute is not None else 0.2
+    return max(0.02, LATE_SHARE * interval)
+
+
+async def keep_slot(book: Callable[[], Awaitable[float]], clock: Callable[[], float], late: float) -> None:
+    """Sleep until a start that ``book`` books on ``clock``. A start passed by more than ``late``
+    when the sleep ends is booked again, up to :data:`REBOOKS` times, rather than spent late."""
+    for tries in range(REBOOKS + 1):
+        start = await book()
+        if (delay := start - clock()) > 0:
+            await asyncio.sleep(delay)
+        if clock() - start <= late or tries == REBOOKS:
+            return
+
+
 class Pacer(Protocol):
     """What a judge call awaits before it is sent."""
 
@@ -69,12 +93,13 @@ class LocalPacer:
     """A :class:`Pace` in this process (the local runner)."""
 
     def __init__(self, limit: RateLimit) -> None:
-        self.pace = Pace(limit)
+        self.pace, self.late = Pace(limit), late_after(limit)
 
     async def wait(self, tokens: int) -> None:
-        delay = self.pace.reserve(tokens)
-        if delay > 0:
-            await asyncio.sleep(delay)
+        async def book() -> float:
+            return self.pace.book(tokens)
+
+        await keep_slot(book, self.pace.clock, self.late)
 
 
 def estimate_tokens(messages: list[Any], max_tokens: int) -> int:
