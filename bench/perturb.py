@@ -133,6 +133,19 @@ FACT_EDITS: dict[str, Edit] = {"number swap": swap_number, "name swap": swap_nam
 KEPT_EDITS: dict[str, Edit] = {"reordered": reorder, "synonym": synonym, "intensifier dropped": drop_intensifier}
 
 
+def edits_that_apply(
+    claim: str, context: str, rng: random.Random, keep: Callable[[str], bool] = lambda kind: True
+) -> list[tuple[str, bool]]:
+    """(edited claim, fact changed) for each edit kind, fact edits first, that ``keep`` lets
+    through (asked kind by kind, in order) and that changes ``claim``."""
+    out = []
+    for edits, fact in ((FACT_EDITS, True), (KEPT_EDITS, False)):
+        for kind, edit in edits.items():
+            if keep(kind) and (edited := edit(claim, context, rng)) is not None and edited != claim:
+                out.append((edited, fact))
+    return out
+
+
 def edits_of(row: dict[str, Any], seed: int) -> dict[str, str]:
     """Every edit kind that applies to ``row``'s answer, each made once."""
     context = " ".join(row["context"])

@@ -155,20 +155,13 @@ def edit_pairs(data_dir: Path, seed: int) -> list[Pair]:
     reordered: supported), each beside its unedited claim (supported), against the window the
     verifier reads for the edited claim. Claims with no fact edit are left out; a negation
     (which applies to most claims) is made for a third of them only."""
-    from bench.perturb import FACT_EDITS, KEPT_EDITS
+    from bench.perturb import edits_that_apply
 
     rng = random.Random(seed)
     pairs: list[Pair] = []
     for context, claim in supported_claims(data_dir):
-        text = " ".join(context)
-        made = {
-            (edited, target)
-            for edits, target in ((FACT_EDITS, CONTRADICTED), (KEPT_EDITS, SUPPORTED))
-            for kind, edit in edits.items()
-            if (kind != "negation" or rng.random() < 1 / 3)
-            and (edited := edit(claim, text, rng)) is not None
-            and edited != claim
-        }
+        found = edits_that_apply(claim, " ".join(context), rng, lambda kind: kind != "negation" or rng.random() < 1 / 3)
+        made = {(edited, CONTRADICTED if fact else SUPPORTED) for edited, fact in found}
         if any(target == CONTRADICTED for _, target in made):
             made.add((claim, SUPPORTED))
             pairs += [Pair(passage_for(context, c), c, target, "edits") for c, target in sorted(made)]

@@ -31,7 +31,7 @@ import numpy as np
 
 from bench.common import DATA_DIR
 from bench.metrics import best_threshold, detection, roc_auc
-from bench.perturb import FACT_EDITS, KEPT_EDITS
+from bench.perturb import edits_that_apply
 from bench.splits import read_half
 from train.data import DEV_FILES
 from train.head import fit
@@ -49,12 +49,7 @@ SIGNS = ("swapped_number", "swapped_name", "negation_mismatch", "substitute_gain
 
 def edited(context: list[str], claim: str, rng: random.Random) -> list[Example]:
     """Every fact edit (not supported) and kept-meaning edit (supported) that applies to a claim."""
-    text = " ".join(context)
-    out: list[Example] = []
-    for edits, label in ((FACT_EDITS, 0), (KEPT_EDITS, 1)):
-        made = [edit(claim, text, rng) for edit in edits.values()]
-        out += [(context, e, label, True) for e in made if e is not None and e != claim]
-    return out
+    return [(context, e, 0 if fact else 1, True) for e, fact in edits_that_apply(claim, " ".join(context), rng)]
 
 
 def examples(data_dir: Path, per_file: int, seed: int) -> list[Example]:
