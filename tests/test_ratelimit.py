@@ -25,17 +25,17 @@ class FakeClock:
 def test_requests_are_spaced_by_the_per_minute_limit() -> None:
     clock = FakeClock()
     pace = Pace(RateLimit(requests_per_minute=120), clock)
-    assert [pace.reserve(10) for _ in range(4)] == [0.0, 0.5, 1.0, 1.5]
+    assert [pace.book(10) for _ in range(4)] == [100.0, 100.5, 101.0, 101.5]
     clock.now += 10  # idle time is not banked as a burst
-    assert pace.reserve(10) == 0.0 and pace.reserve(10) == 0.5
+    assert pace.book(10) == 110.0 and pace.book(10) == 110.5
 
 
 def test_tokens_hold_their_lane_in_proportion_to_their_size() -> None:
     clock = FakeClock()
     pace = Pace(RateLimit(tokens_per_minute=6000), clock)
-    assert pace.reserve(1000) == 0.0  # 1000 tokens of 6000/min hold the lane 10 s
-    assert pace.reserve(100) == 10.0
-    assert pace.reserve(100) == pytest.approx(11.0)
+    assert pace.book(1000) == 100.0  # 1000 tokens of 6000/min hold the lane 10 s
+    assert pace.book(100) == 110.0
+    assert pace.book(100) == pytest.approx(111.0)
 
 
 def test_a_booking_is_a_start_time_on_the_pace_clock() -> None:
@@ -43,12 +43,12 @@ def test_a_booking_is_a_start_time_on_the_pace_clock() -> None:
     pace = Pace(RateLimit(requests_per_minute=60), clock)
     assert [pace.book(1) for _ in range(3)] == [100.0, 101.0, 102.0]
     clock.now = 101.5
-    assert pace.book(1) == 103.0 and pace.reserve(1) == 2.5
+    assert pace.book(1) == 103.0 and pace.book(1) - clock.now == 2.5
 
 
 def test_both_lanes_the_later_one_decides() -> None:
     pace = Pace(RateLimit(requests_per_minute=60, tokens_per_minute=60_000), FakeClock())
-    assert [pace.reserve(5000) for _ in range(3)] == [0.0, 5.0, 10.0]  # tokens bind, not requests (1 s)
+    assert [pace.book(5000) for _ in range(3)] == [100.0, 105.0, 110.0]  # tokens bind, not requests (1 s)
     assert pace.reserved == 3
 
 

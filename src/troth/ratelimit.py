@@ -42,7 +42,7 @@ class RateLimit:
 
 
 class Pace:
-    """Reservations against a :class:`RateLimit`: ``reserve(tokens)`` → seconds to wait first."""
+    """Reservations against a :class:`RateLimit`: ``book(tokens)`` → the start to wait for."""
 
     def __init__(self, limit: RateLimit, clock: Callable[[], float] = time.monotonic) -> None:
         self.limit, self.clock = limit, clock
@@ -58,11 +58,6 @@ class Pace:
             self.next_token = start + 60.0 * max(tokens, 0) / self.limit.tokens_per_minute
         self.reserved += 1
         return start
-
-    def reserve(self, tokens: int) -> float:
-        """Book a start as :meth:`book` does; return the wait until it."""
-        now = self.clock()
-        return max(self.book(tokens) - now, 0.0)
 
 
 def late_after(limit: RateLimit) -> float:
