@@ -92,6 +92,18 @@ def test_deterministic_with_probabilities_and_located_evidence() -> None:
     assert CONTEXT[0][start:end] == "Deliveries began in July 2017." == verdict.evidence.quote
 
 
+def test_a_claims_verdict_does_not_depend_on_the_other_claims_of_its_answer() -> None:
+    claim = "The car is built in Fremont and in Shanghai."
+    others = "Deliveries began in July 2017. The Model 3 was designed by a team of engineers in Palo Alto."
+    alone = create_faithfulness_scorer("local", context=CONTEXT).run(output=claim)
+    beside = create_faithfulness_scorer("local", context=CONTEXT).run(output=f"{others} {claim}")
+    ours = [v for v in beside.analyze_step_result.verdicts if v.claim == claim]
+    assert ours and ours[0].probabilities == alone.analyze_step_result.verdicts[0].probabilities
+    backend = Judge("local").backend()
+    pairs = [(CONTEXT[0], claim), (FILLER, "It rained."), (CONTEXT[0][:60], "Tesla makes cars.")]
+    assert backend.classify_now(pairs)[0] == backend.classify_now(pairs[:1])[0]
+
+
 def test_evidence_found_in_the_last_window_of_a_long_context() -> None:
     context = [FILLER, "The observatory on the ridge was completed in 1931 and houses a 40-inch telescope."]
     result = create_faithfulness_scorer("local", context=context).run(output="The observatory was completed in 1931.")

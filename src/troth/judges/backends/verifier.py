@@ -31,7 +31,6 @@ from troth.values import FREE
 DEFAULT_VERIFIER = "verifier-minilm"
 EXTRA = "verifier"
 INSTALL = install_command(EXTRA)
-BATCH = 16
 
 _sessions: dict[Path, tuple[Any, Any]] = {}
 _sessions_lock = threading.Lock()
@@ -104,7 +103,7 @@ def load_session(model: VerifierModel) -> tuple[Any, Any]:
             except Exception as exc:  # onnxruntime and tokenizers raise their own types
                 raise ModelLoadError(f"cannot load the verifier at {model.path}: {exc}; reinstall: {INSTALL}") from exc
             tokenizer.enable_truncation(max_length=model.max_tokens, strategy="only_first")
-            tokenizer.enable_padding()
+            tokenizer.no_padding()  # one pair at a time: padding would enter the int8 activations' scale
             _sessions[model.path] = (session, tokenizer)
         return _sessions[model.path]
 
@@ -148,27 +147,28 @@ class VerifierBackend(BackendBase):
         return await asyncio.to_thread(self.classify_now, list(pairs))
 
     def classify_now(self, pairs: list[tuple[str, str]]) -> list[PairScores]:
-        """P(supported/contradicted/unverifiable) of each pair, in order (batched by length)."""
+        """P(supported/contradicted/unverifiable) of each pair, in order. Each pair runs alone: the
+        int8 model quantizes its activations over the whole input, so in a batch a pair's
+        probabilities moved with the pairs beside it (by up to 0.26: a claim's verdict changed
+        with the other claims of its answer); alone is also faster here, with no padding
+        (bench/pair_batches.py)."""
         import numpy as np
 
         session, tokenizer = load_session(self.model)
-        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
-        out: dict[int, PairScores] = {}
-        for start in range(0, len(order), BATCH):
-            chunk = order[start : start + BATCH]
-            encodings = tokenizer.encode_batch([pairs[i] for i in chunk])
+        out = []
+        for pair in pairs:
+            encoding = tokenizer.encode(*pair)
             feeds = {
-                "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
-                "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
-                "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+                "input_ids": np.array([encoding.ids], dtype=np.int64),
+                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
+                "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
             }
-            logits = session.run(["logits"], feeds)[0].astype(np.float64)
-            probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-            probs /= probs.sum(axis=1, keepdims=True)
-            for i, p, e in zip(chunk, probs, encodings, strict=True):
-                raw = PairScores(float(p[0]), float(p[1]), float(p[2]), sum(e.attention_mask), bool(e.overflowing))
-                out[i] = self._calibrated(pairs[i], raw)
-        return [out[i] for i in range(len(pairs))]
+            logits = session.run(["logits"], feeds)[0][0].astype(np.float64)
+            p = np.exp(logits - logits.max())
+            p /= p.sum()
+            raw = PairScores(float(p[0]), float(p[1]), float(p[2]), len(encoding.ids), bool(encoding.overflowing))
+            out.append(self._calibrated(pair, raw))
+        return out
 
     def _calibrated(self, pair: tuple[str, str], raw: PairScores) -> PairScores:
         """With the card's head: P(supported) from the classifier and the claim's lexical evidence
