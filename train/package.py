@@ -20,7 +20,7 @@ from typing import Any
 from bench.common import DATA_DIR
 from bench.metrics import best_threshold, detection, roc_auc
 from train.head import fit_head, validation_examples
-from train.verifier import MAX_TOKENS, mix_with_edits
+from train.verifier import MAX_TOKENS, mix_for
 from troth.judges.backends.verifier import VerifierBackend, VerifierModel
 
 FILES = ("model.onnx", "tokenizer.json")
@@ -48,14 +48,18 @@ def training(run: Path, args: argparse.Namespace) -> dict[str, Any]:
     log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines() if line.strip()]
     settings = json.loads((run / "args.json").read_text()) if (run / "args.json").exists() else {}
     edits = settings.get("edits", 0.0)
-    data = "../shared/data/train (esnli, mnli-binary, fever-nli-binary, summedits), the training half of the dev "
-    data += "files (bench/splits.py), synthetic edits of their sentences"
+    without = settings.get("without", [])
+    data = "../shared/data/train (esnli, mnli-binary, fever-nli-binary, summedits)"
+    if "dev" not in without:
+        data += ", the training half of the dev files (bench/splits.py)"
+    if "synthetic" not in without:
+        data += ", synthetic edits of the dev files' sentences"
     return {
         "script": "train/verifier.py",
         "steps": log[-1]["step"] if log else None,
         "batch_size": settings.get("batch_size", 16),
         "max_tokens": settings.get("max_tokens", MAX_TOKENS),
-        "mix": mix_with_edits(edits),
+        "mix": mix_for(edits, without),
         "synthetic_pairs": settings.get("synthetic", args.synthetic),
         "seed": settings.get("seed", args.seed),
         "data": data + (", same-context edits of their supported claims (train.data.edit_pairs)" if edits else ""),

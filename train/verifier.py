@@ -18,6 +18,7 @@ import json
 import random
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,11 @@ def mix_with_edits(share: float) -> dict[str, float]:
     if not share:
         return MIX
     return {name: value * (1 - share) for name, value in MIX.items()} | {"edits": share}
+
+
+def mix_for(edits: float, without: Sequence[str] = ()) -> dict[str, float]:
+    """:func:`mix_with_edits`, less the sources named in ``without`` (their pairs go unused)."""
+    return {name: share for name, share in mix_with_edits(edits).items() if name not in without}
 
 
 def mixed_order(pairs: list[Pair], count: int, seed: int, mix: dict[str, float] = MIX) -> list[Pair]:
@@ -149,7 +155,7 @@ def train(args: argparse.Namespace) -> None:
     if args.limit:
         pairs = pairs[: args.limit]
     valid, pool = pairs[: args.valid], pairs[args.valid :]
-    order = mixed_order(pool, (args.after + args.steps) * args.batch_size, args.seed, mix_with_edits(args.edits))
+    order = mixed_order(pool, (args.after + args.steps) * args.batch_size, args.seed, mix_for(args.edits, args.without))
     plan = batches(order[args.after * args.batch_size :], args.batch_size, args.seed)  # past what --init saw
     tokenizer = load_tokenizer(base_model_dir(), args.max_tokens)
     model = transformers.BertForSequenceClassification.from_pretrained(str(base_model_dir()), num_labels=3)
@@ -269,6 +275,13 @@ def main() -> None:
     run.add_argument("--init", help="continue from a packaged verifier (its folder, with model.onnx)")
     run.add_argument("--max-tokens", type=int, default=MAX_TOKENS, help="tokens per pair in training")
     run.add_argument("--edits", type=float, default=0.0, help="share of each batch of same-context edits")
+    run.add_argument(
+        "--without",
+        nargs="+",
+        default=[],
+        choices=[*MIX, "edits"],
+        help="sources left out of the mix (dev synthetic: an encoder that never saw the dev files' training halves)",
+    )
     run.add_argument(
         "--after",
         type=int,

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from train.data import DEV_FILES, edit_pairs
-from train.pairs import CONTRADICTED, SUPPORTED
-from train.verifier import MIX, mix_with_edits
+from train.pairs import CONTRADICTED, SUPPORTED, Pair
+from train.verifier import MIX, mix_for, mix_with_edits, mixed_order
 
 LOPEZ = "Marta Lopez moved to Lisbon in 1970 and to Porto in 1982."
 
@@ -59,3 +59,13 @@ def test_the_mix_gives_edits_their_share_and_keeps_the_rest_in_proportion() -> N
     assert mix["edits"] == 0.35
     assert sum(mix.values()) == pytest.approx(1.0)
     assert mix["esnli"] / mix["dev"] == pytest.approx(MIX["esnli"] / MIX["dev"])
+
+
+def test_sources_left_out_of_the_mix_go_unused() -> None:
+    mix = mix_for(0.0, ["dev", "synthetic"])
+    assert set(mix) == set(MIX) - {"dev", "synthetic"} and mix["esnli"] == MIX["esnli"]
+    pairs = [
+        Pair("p", f"claim {i}", SUPPORTED, source) for i, source in enumerate(["esnli", "cliff-val", "synthetic"] * 5)
+    ]
+    assert {p.source for p in mixed_order(pairs, 30, 0, mix)} == {"esnli"}
+    assert {p.source for p in mixed_order(pairs, 30, 0, mix_for(0.0))} == {"esnli", "cliff-val", "synthetic"}
