@@ -21,11 +21,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from bench.common import DATA_DIR, RESULTS, fmt, table, write_results
 from bench.splits import read_half
-from troth.judges.backends.verifier import VerifierBackend, find_verifier, load_session
+from troth.judges.backends.verifier import VerifierBackend, find_verifier, load_session, probabilities
 from troth.judges.plans.pairs import pair_windows
 from troth.text.sentences import split_claims
 from troth.text.windows import window_text
@@ -54,18 +52,7 @@ def batched(backend: VerifierBackend, pairs: list[tuple[str, str]]) -> list[floa
     for start in range(0, len(order), BATCH):
         chunk = order[start : start + BATCH]
         encodings = [tokenizer.encode(*pairs[i]) for i in chunk]
-        width = max(len(e.ids) for e in encodings)
-        feeds = {
-            name: np.array([getattr(e, field) + [0] * (width - len(e.ids)) for e in encodings], dtype=np.int64)
-            for name, field in (
-                ("input_ids", "ids"),
-                ("attention_mask", "attention_mask"),
-                ("token_type_ids", "type_ids"),
-            )
-        }
-        logits = session.run(["logits"], feeds)[0].astype(np.float64)
-        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-        probs /= probs.sum(axis=1, keepdims=True)
+        probs = probabilities(session, encodings)
         for i, p in zip(chunk, probs, strict=True):
             out[i] = float(p[0])
     return out

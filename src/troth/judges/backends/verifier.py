@@ -116,6 +116,21 @@ def threads() -> int:
     return max(1, min(count, 4))
 
 
+def probabilities(session: Any, encodings: Sequence[Any]) -> Any:
+    """The classifier's softmax over its labels for each of ``encodings`` (tokenizers
+    encodings), run as one input with each padded to the longest (one encoding: no padding)."""
+    import numpy as np
+
+    width = max(len(e.ids) for e in encodings)
+    feeds = {
+        name: np.array([getattr(e, field) + [0] * (width - len(e.ids)) for e in encodings], dtype=np.int64)
+        for name, field in (("input_ids", "ids"), ("attention_mask", "attention_mask"), ("token_type_ids", "type_ids"))
+    }
+    logits = session.run(["logits"], feeds)[0].astype(np.float64)
+    found = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return found / found.sum(axis=1, keepdims=True)
+
+
 def _import_runtime() -> tuple[Any, Any]:
     return load("onnxruntime", EXTRA), load("tokenizers", EXTRA)
 
@@ -152,20 +167,11 @@ class VerifierBackend(BackendBase):
         probabilities moved with the pairs beside it (by up to 0.26: a claim's verdict changed
         with the other claims of its answer); alone is also faster here, with no padding
         (bench/pair_batches.py)."""
-        import numpy as np
-
         session, tokenizer = load_session(self.model)
         out = []
         for pair in pairs:
             encoding = tokenizer.encode(*pair)
-            feeds = {
-                "input_ids": np.array([encoding.ids], dtype=np.int64),
-                "attention_mask": np.array([encoding.attention_mask], dtype=np.int64),
-                "token_type_ids": np.array([encoding.type_ids], dtype=np.int64),
-            }
-            logits = session.run(["logits"], feeds)[0][0].astype(np.float64)
-            p = np.exp(logits - logits.max())
-            p /= p.sum()
+            p = probabilities(session, [encoding])[0]
             raw = PairScores(float(p[0]), float(p[1]), float(p[2]), len(encoding.ids), bool(encoding.overflowing))
             out.append(self._calibrated(pair, raw))
         return out
