@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.splits import read_half
+from bench.splits import Fold, read_half
 from train.pairs import CONTRADICTED, NOT_SUPPORTED, SUPPORTED, UNVERIFIABLE, Pair
 from troth.judges.plans.pairs import WINDOW_CHARS
 from troth.text.sentences import split_claims, split_sentences
@@ -45,11 +45,12 @@ def shared_pairs(train_dir: Path) -> Iterator[Pair]:
             yield Pair(passage_for([row["context"]], row["claim"]), row["claim"], target, path.stem)
 
 
-def dev_pairs(data_dir: Path) -> Iterator[Pair]:
-    """The training half of each dev file: each sentence of a faithful output is supported; an
-    unfaithful output is "not supported" as a whole (which sentence is wrong is not labeled)."""
+def dev_pairs(data_dir: Path, leave: Fold | None = None) -> Iterator[Pair]:
+    """The training half of each dev file (less fold ``leave``): each sentence of a faithful
+    output is supported; an unfaithful output is "not supported" as a whole (which sentence is
+    wrong is not labeled)."""
     for name in DEV_FILES:
-        for row in read_half(data_dir / f"{name}.jsonl", "train"):
+        for row in read_half(data_dir / f"{name}.jsonl", "train", leave):
             context = row["context"]
             if row["label"] == 1:
                 for sentence in split_sentences(row["output"]):
@@ -135,11 +136,11 @@ def synthetic_pairs(contexts: list[list[str]], count: int, seed: int) -> list[Pa
     return pairs
 
 
-def supported_claims(data_dir: Path) -> Iterator[tuple[list[str], str]]:
+def supported_claims(data_dir: Path, leave: Fold | None = None) -> Iterator[tuple[list[str], str]]:
     """(context, claim) of every supported claim: the faithful answers' claims of the dev files'
-    training halves, and the supported pairs of ``../shared/data/train``."""
+    training halves (less fold ``leave``), and the supported pairs of ``../shared/data/train``."""
     for name in DEV_FILES:
-        for row in read_half(data_dir / f"{name}.jsonl", "train"):
+        for row in read_half(data_dir / f"{name}.jsonl", "train", leave):
             if row["label"] == 1:
                 yield from ((row["context"], claim) for claim in split_claims(row["output"]))
     for path in sorted((data_dir / "train").glob("*.jsonl")):
@@ -149,7 +150,7 @@ def supported_claims(data_dir: Path) -> Iterator[tuple[list[str], str]]:
                 yield [row["context"]], row["claim"]
 
 
-def edit_pairs(data_dir: Path, seed: int) -> list[Pair]:
+def edit_pairs(data_dir: Path, seed: int, leave: Fold | None = None) -> list[Pair]:
     """Same-context edits of supported claims (``bench.perturb``'s: a number or name swapped for
     another of the context, a negation: contradicted; a synonym, a dropped intensifier, clauses
     reordered: supported), each beside its unedited claim (supported), against the window the
@@ -159,7 +160,7 @@ def edit_pairs(data_dir: Path, seed: int) -> list[Pair]:
 
     rng = random.Random(seed)
     pairs: list[Pair] = []
-    for context, claim in supported_claims(data_dir):
+    for context, claim in supported_claims(data_dir, leave):
         found = edits_that_apply(claim, " ".join(context), rng, lambda kind: kind != "negation" or rng.random() < 1 / 3)
         made = {(edited, CONTRADICTED if fact else SUPPORTED) for edited, fact in found}
         if any(target == CONTRADICTED for _, target in made):
@@ -168,12 +169,15 @@ def edit_pairs(data_dir: Path, seed: int) -> list[Pair]:
     return pairs
 
 
-def training_pairs(data_dir: Path, synthetic: int, seed: int, edits: bool = False) -> list[Pair]:
+def training_pairs(
+    data_dir: Path, synthetic: int, seed: int, edits: bool = False, leave: Fold | None = None
+) -> list[Pair]:
     """All training pairs, shuffled; with ``edits``, same-context edits after them (never among
-    the first pairs, which are held out for validation)."""
-    pairs = list(shared_pairs(data_dir / "train")) + list(dev_pairs(data_dir))
-    contexts = [row["context"] for name in DEV_FILES for row in read_half(data_dir / f"{name}.jsonl", "train")]
+    the first pairs, which are held out for validation). With ``leave`` (k, n), nothing is made
+    from the dev rows of fold k: not their pairs, edits or synthetic sentences."""
+    pairs = list(shared_pairs(data_dir / "train")) + list(dev_pairs(data_dir, leave))
+    contexts = [row["context"] for name in DEV_FILES for row in read_half(data_dir / f"{name}.jsonl", "train", leave)]
     contexts += [[p.passage] for p in pairs if p.source in ("summedits", "fever-nli-binary") and len(p.passage) > 200]
     pairs += synthetic_pairs(contexts, synthetic, seed)
     random.Random(seed).shuffle(pairs)
-    return pairs + (edit_pairs(data_dir, seed) if edits else [])
+    return pairs + (edit_pairs(data_dir, seed, leave) if edits else [])

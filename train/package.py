@@ -50,23 +50,28 @@ def training(run: Path, args: argparse.Namespace) -> dict[str, Any]:
     edits = settings.get("edits", 0.0)
     without = settings.get("without", [])
     data = "../shared/data/train (esnli, mnli-binary, fever-nli-binary, summedits)"
+    fold = settings.get("leave_fold")
     if "dev" not in without:
-        data += ", the training half of the dev files (bench/splits.py)"
+        data += ", the training half of the dev files (bench/splits.py)" + (f" less fold {fold}" if fold else "")
     if "synthetic" not in without:
         data += ", synthetic edits of the dev files' sentences"
-    return {
-        "script": "train/verifier.py",
-        "steps": log[-1]["step"] if log else None,
-        "batch_size": settings.get("batch_size", 16),
-        "max_tokens": settings.get("max_tokens", MAX_TOKENS),
-        "mix": mix_for(edits, without),
-        "synthetic_pairs": settings.get("synthetic", args.synthetic),
-        "seed": settings.get("seed", args.seed),
-        "data": data + (", same-context edits of their supported claims (train.data.edit_pairs)" if edits else ""),
-    } | (
-        {"continued_from": settings["init"], "after_steps": settings["after"], "lr": settings["lr"]}
-        if settings.get("init")
-        else {}
+    return (
+        {
+            "script": "train/verifier.py",
+            "steps": log[-1]["step"] if log else None,
+            "batch_size": settings.get("batch_size", 16),
+            "max_tokens": settings.get("max_tokens", MAX_TOKENS),
+            "mix": mix_for(edits, without),
+            "synthetic_pairs": settings.get("synthetic", args.synthetic),
+            "seed": settings.get("seed", args.seed),
+            "data": data + (", same-context edits of their supported claims (train.data.edit_pairs)" if edits else ""),
+        }
+        | (
+            {"continued_from": settings["init"], "after_steps": settings["after"], "lr": settings["lr"]}
+            if settings.get("init")
+            else {}
+        )
+        | ({"left_out_fold": fold} if fold else {})
     )
 
 

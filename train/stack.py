@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ import numpy as np
 from bench.common import DATA_DIR
 from bench.metrics import best_threshold, detection, roc_auc
 from bench.perturb import edits_that_apply
-from bench.splits import read_half
+from bench.splits import fold_of, read_half
 from train.data import DEV_FILES
 from train.head import fit
 from train.package import BAND_SHARE, band_around
@@ -44,7 +45,7 @@ from troth.text.windows import window_text
 
 Example = tuple[list[str], str, int, bool]
 """(context, claim, 1 = supported, made by an edit)"""
-SIGNS = ("swapped_number", "swapped_name", "negation_mismatch", "substitute_gain")
+SIGNS = ("swapped_number", "swapped_name", "negation_mismatch", "substitute_gain", "context_words")
 
 
 def edited(context: list[str], claim: str, rng: random.Random) -> list[Example]:
@@ -69,10 +70,12 @@ def examples(data_dir: Path, per_file: int, seed: int) -> list[Example]:
     return out
 
 
-def features_of(backend: VerifierBackend, found: list[Example]) -> np.ndarray:
-    """The head's features of each example, through the verifier as troth runs it."""
+def features_of(backends: list[VerifierBackend], found: list[Example]) -> np.ndarray:
+    """The head's features of each example, through the verifier as troth runs it; with several
+    ``backends`` (cross-fitting), each example through the one trained without its fold."""
     rows = []
     for context, claim, _, _ in found:
+        backend = backends[fold_of({"context": context}, len(backends))] if len(backends) > 1 else backends[0]
         found_windows = pair_windows(context, [claim], False, aligned=True)
         windows, (alignment,) = found_windows.windows, found_windows.alignments
         contrasts, _ = substitute_pairs([claim], [window_text(found_windows.runs[0])])
@@ -82,6 +85,18 @@ def features_of(backend: VerifierBackend, found: list[Example]) -> np.ndarray:
         supported, contradicted = scored.probability("supported"), scored.probability("contradicted")
         rows.append(claim_features(supported, contradicted, alignment, substitute_gain(scores[len(own) :])))
     return np.array(rows)
+
+
+def check_folds(folds: Sequence[Path]) -> None:
+    """Each of ``folds`` was trained without its own fold, in order (its card says so); else a
+    SystemExit naming the first that was not."""
+    for k, folder in enumerate(folds):
+        left_out = find_verifier(str(folder)).card.get("training", {}).get("left_out_fold")
+        if len(folds) < 2 or left_out != f"{k}/{len(folds)}":
+            raise SystemExit(
+                f"--folds: {folder} was trained without fold {left_out or 'none'}; "
+                f"expected {k}/{len(folds)} (train.verifier train --leave-fold {k}/{len(folds)})"
+            )
 
 
 def fit_signs(x: np.ndarray, y: np.ndarray, signs: list[int], l2: float = 1.0, steps: int = 50) -> list[float]:
@@ -101,11 +116,15 @@ def fit_signs(x: np.ndarray, y: np.ndarray, signs: list[int], l2: float = 1.0, s
     return weights
 
 
-def stack_head(model: Path, data_dir: Path, per_file: int, seed: int, signs: tuple[str, ...] | None) -> dict[str, Any]:
-    """The fitted head and how it fits; with ``signs`` None, every feature (and a threshold and band)."""
+def stack_head(
+    model: Path, data_dir: Path, per_file: int, seed: int, signs: tuple[str, ...] | None, folds: Sequence[Path] = ()
+) -> dict[str, Any]:
+    """The fitted head and how it fits; with ``signs`` None, every feature (and a threshold and
+    band); with ``folds``, features through the verifiers trained without each fold."""
     card = find_verifier(str(model)).card
+    check_folds(folds)
     found = examples(data_dir, per_file, seed)
-    x = features_of(VerifierBackend(find_verifier(str(model))), found)
+    x = features_of([VerifierBackend(find_verifier(str(m))) for m in (folds or [model])], found)
     y = np.array([label for _, _, label, _ in found], dtype=float)
     if signs is None:
         weights, bias = fit(x, y)
@@ -124,6 +143,7 @@ def stack_head(model: Path, data_dir: Path, per_file: int, seed: int, signs: tup
         "seed": seed,
         "fitted": "every feature" if signs is None else list(signs),
         "examples": len(found),
+        **({"cross_fitted": [str(m) for m in folds]} if folds else {}),
         "edited": sum(example[3] for example in found),
         "fit": {
             "real_examples": len(real),
@@ -150,12 +170,19 @@ def main(argv: list[str] | None = None) -> int:
         default=["swapped_number", "swapped_name", "negation_mismatch"],
         help="the signs fitted (substitute_gain: the classifier reads each claim's substitutes too)",
     )
+    parser.add_argument(
+        "--folds",
+        type=Path,
+        nargs="+",
+        default=[],
+        help="verifiers trained with --leave-fold 0/N ... N-1/N, in order: each example's features come from "
+        "the one that never saw it (the head then holds for --model, trained on every fold)",
+    )
     parser.add_argument("--all-features", action="store_true", help="every feature and a bias; a new threshold")
     parser.add_argument("--write", action="store_true", help="write the head (and threshold and band) into the card")
     args = parser.parse_args(argv)
-    found = stack_head(
-        args.model, args.data_dir, args.per_file, args.seed, None if args.all_features else tuple(args.signs)
-    )
+    signs = None if args.all_features else tuple(args.signs)
+    found = stack_head(args.model, args.data_dir, args.per_file, args.seed, signs, args.folds)
     print(json.dumps(found, indent=1))
     if args.write:
         card_file = args.model / "card.json"

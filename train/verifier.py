@@ -151,7 +151,8 @@ def train(args: argparse.Namespace) -> None:
     (out / "args.json").write_text(json.dumps(vars(args), indent=1) + "\n", encoding="utf-8")  # read by train.package
     from train.data import training_pairs  # troth's text helpers: here, not at import
 
-    pairs = training_pairs(Path(args.data_dir), synthetic=args.synthetic, seed=args.seed, edits=args.edits > 0)
+    leave = fold(args.leave_fold) if args.leave_fold else None
+    pairs = training_pairs(Path(args.data_dir), args.synthetic, args.seed, edits=args.edits > 0, leave=leave)
     if args.limit:
         pairs = pairs[: args.limit]
     valid, pool = pairs[: args.valid], pairs[args.valid :]
@@ -192,6 +193,14 @@ def train(args: argparse.Namespace) -> None:
             log.write(json.dumps(record) + "\n")
             log.flush()
             print(json.dumps(record), flush=True)
+
+
+def fold(text: str) -> tuple[int, int]:
+    """ "K/N" as (K, N), fold K of N (0 ≤ K < N, N ≥ 2); else a SystemExit saying what is expected."""
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and 0 <= int(k) < int(n) and int(n) >= 2):
+        raise SystemExit(f"--leave-fold expects K/N with 0 <= K < N and N >= 2 (as 0/2), not {text!r}")
+    return int(k), int(n)
 
 
 def _save(out: Path, model: Any, optimizer: Any, schedule: Any, step: int) -> None:
@@ -281,6 +290,11 @@ def main() -> None:
         default=[],
         choices=[*MIX, "edits"],
         help="sources left out of the mix (dev synthetic: an encoder that never saw the dev files' training halves)",
+    )
+    run.add_argument(
+        "--leave-fold",
+        metavar="K/N",
+        help="leave fold K of N of the dev files' training halves out of every source (for train.stack --folds)",
     )
     run.add_argument(
         "--after",

@@ -107,3 +107,11 @@ def test_an_alignment_names_the_sentences_of_its_window() -> None:
     claim = "Anna Berg founded the company with 12 staff and lost 4-2 in 2001."
     both = ContextAlignment(CONTEXT, sentences).align(claim)
     assert both.span == (0, 2) and [s.text for s in sentences[0:2]][1].startswith("It lost 4-2")
+
+
+def test_an_alignment_counts_the_claims_words_found_anywhere_in_the_context() -> None:
+    assert align("Tom Rask joined in 2004 as chief engineer.", CONTEXT).context_share == 1.0
+    apart = align("Anna Berg founded the company and Tom Rask joined as chief engineer.", CONTEXT)
+    assert apart.context_share == 1.0  # words of two sentences: all in the context, wherever they are
+    found = align("Tom Rask joined in 2004 as chief violinist of the orchestra.", CONTEXT)
+    assert 0.4 < found.context_share < 0.8  # violinist, orchestra: nowhere in the context

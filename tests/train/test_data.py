@@ -69,3 +69,24 @@ def test_sources_left_out_of_the_mix_go_unused() -> None:
     ]
     assert {p.source for p in mixed_order(pairs, 30, 0, mix)} == {"esnli"}
     assert {p.source for p in mixed_order(pairs, 30, 0, mix_for(0.0))} == {"esnli", "cliff-val", "synthetic"}
+
+
+def test_a_left_out_fold_gives_no_pair_edit_or_synthetic_sentence(tmp_path: Path) -> None:
+    from bench.splits import fold_of, read_half
+    from train.data import training_pairs
+    from train.verifier import fold
+
+    write_files(tmp_path)
+    rows = read_half(tmp_path / "cliff-val.jsonl", "train")
+    years = {k: {str(1990 + int(r["id"].rsplit("-", 1)[1])) for r in rows if fold_of(r, 2) == k} for k in (0, 1)}
+    assert years[0] and years[1]
+    everything = training_pairs(tmp_path, synthetic=60, seed=0, edits=True)
+    kept = training_pairs(tmp_path, synthetic=60, seed=0, edits=True, leave=(0, 2))
+    seen = {y for p in everything for y in years[0] if y in p.passage}
+    assert seen  # without a fold left out, fold 0's contexts are read
+    assert not any(y in p.passage or y in p.claim for p in kept for y in years[0])
+    assert any(y in p.passage for p in kept for y in years[1]) and {p.source for p in kept} >= {"edits", "synthetic"}
+    assert fold("1/3") == (1, 3)
+    for wrong in ("2/2", "0/1", "a/2", "1"):
+        with pytest.raises(SystemExit, match="K/N"):
+            fold(wrong)

@@ -50,3 +50,26 @@ def test_the_fitted_head_is_written_into_the_card(tmp_path: Path, capsys: pytest
     assert written["stack"]["edited"] > 0 and written["stack"]["fit"]["real_examples"] > 0
     head = Judge(f"local/{model}").capabilities.claim_head
     assert head is not None and list(head.weights) == weights
+
+
+def test_a_cross_fitted_head_reads_each_example_through_the_verifier_that_left_it_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    crafted(tmp_path / "data")
+    folds = []
+    for k in (0, 1):
+        folder = tmp_path / f"fold{k}"
+        shutil.copytree(find_verifier(None).path, folder)
+        card = json.loads((folder / "card.json").read_text())
+        card["training"] = card["training"] | {"left_out_fold": f"{k}/2"}
+        (folder / "card.json").write_text(json.dumps(card))
+        folds.append(str(folder))
+    base = ["--model", str(find_verifier(None).path), "--data-dir", str(tmp_path / "data"), "--per-file", "6"]
+    with pytest.raises(SystemExit, match=r"fold1 was trained without fold 1/2; expected 0/2"):
+        main([*base, "--folds", *reversed(folds)])
+    with pytest.raises(SystemExit, match=r"expected 0/1"):
+        main([*base, "--folds", folds[0]])
+    assert main([*base, "--folds", *folds, "--signs", "swapped_number", "context_words"]) == 0
+    printed = json.loads(capsys.readouterr().out)["stack"]
+    assert printed["cross_fitted"] == folds and printed["fitted"] == ["swapped_number", "context_words"]
+    assert printed["weights"][3] < 0 and printed["weights"][7] != 0.0

@@ -48,7 +48,8 @@ REACH = 2
 class Alignment:
     """A claim against its context: the best-aligned window, the share of the claim's content
     words it covers, the claim's numbers and names swapped for others of the context (see the
-    module's note), and whether one negates a word that the other states plainly."""
+    module's note), whether one negates a word that the other states plainly, and the share of
+    the claim's content words found anywhere in the context."""
 
     window: str
     coverage: float
@@ -56,6 +57,7 @@ class Alignment:
     swapped_names: tuple[str, ...]
     negation_mismatch: bool
     span: tuple[int, int] = (0, 0)  # the window's sentences: the first one's index, and how many
+    context_share: float = 1.0  # the share of the claim's content words found anywhere in the context
 
     @property
     def swapped(self) -> bool:
@@ -197,7 +199,7 @@ class ContextAlignment:
         self.windows = windows(texts) or [""]
         self._terms = [set(terms(w)) for w in self.windows]
         whole = " ".join(context)
-        self._numbers, self._lower = numbers(whole), whole.lower()
+        self._numbers, self._lower, self._all_terms = numbers(whole), whole.lower(), set(terms(whole))
 
     def align(self, claim: str) -> Alignment:
         """The claim's best-aligned window (the highest coverage of the claim's words other than
@@ -210,10 +212,10 @@ class ContextAlignment:
         anchors = set(terms(bare)) or claim_terms
         index = max(range(len(self.windows)), key=lambda i: (_share(anchors, self._terms[i]), -len(self.windows[i])))
         best, covered = self.windows[index], _share(claim_terms, self._terms[index])
-        span = self.runs[index]
+        span, anywhere = self.runs[index], _share(claim_terms, self._all_terms)
         mismatch = negation_mismatch(claim, best)  # a negated word is read where it stands, aligned or not
         if _share(anchors, self._terms[index]) < ALIGNED:  # no window says what the claim says: no swap to read
-            return Alignment(best, covered, (), (), mismatch, span)
+            return Alignment(best, covered, (), (), mismatch, span, anywhere)
         claim_numbers, window_numbers = numbers(claim), numbers(best)
         absent = {n for n in claim_numbers if n not in window_numbers and n in self._numbers}
         swapped_numbers = sorted((absent if window_numbers - claim_numbers else set()) | displaced_numbers(claim, best))
@@ -221,7 +223,7 @@ class ContextAlignment:
         swapped_names = sorted(
             n for n in displaced_names(claim, best) if n.lower() not in window_lower and n.lower() in self._lower
         )
-        return Alignment(best, covered, tuple(swapped_numbers), tuple(swapped_names), mismatch, span)
+        return Alignment(best, covered, tuple(swapped_numbers), tuple(swapped_names), mismatch, span, anywhere)
 
 
 def align(claim: str, context: list[str]) -> Alignment:
