@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from bench.common import DATA_DIR
-from bench.splits import read_half
+from bench.splits import Fold, read_half
 from train.data import DEV_FILES, passage_for, training_pairs
 from train.pairs import SUPPORTED
 from troth.judges.backends.verifier import VerifierBackend, VerifierModel
@@ -59,9 +59,12 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, steps: int = 50) -> tuple
     return [round(float(v), 5) for v in w[:-1]], round(float(w[-1]), 5)
 
 
-def validation_examples(data_dir: Path, synthetic: int, valid: int, seed: int) -> list[tuple[str, str, int]]:
-    """(passage, claim, 1 = supported) for the validation pairs held out of training."""
-    pairs = training_pairs(data_dir, synthetic=synthetic, seed=seed)[:valid]
+def validation_examples(
+    data_dir: Path, synthetic: int, valid: int, seed: int, leave: Fold | None = None
+) -> list[tuple[str, str, int]]:
+    """(passage, claim, 1 = supported) for the validation pairs held out of training (of a run
+    trained with fold ``leave`` left out: that run's own)."""
+    pairs = training_pairs(data_dir, synthetic=synthetic, seed=seed, leave=leave)[:valid]
     return [(p.passage, p.claim, int(p.target == SUPPORTED)) for p in pairs]
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from bench.common import DATA_DIR
 from bench.metrics import best_threshold, detection, roc_auc
 from train.head import fit_head, validation_examples
-from train.verifier import MAX_TOKENS, mix_for
+from train.verifier import MAX_TOKENS, fold, mix_for
 from troth.judges.backends.verifier import VerifierBackend, VerifierModel
 
 FILES = ("model.onnx", "tokenizer.json")
@@ -43,10 +43,15 @@ def band_around(threshold: float, scores: list[float], share: float) -> tuple[fl
     return round(min(min(inside), threshold), 4), round(max(max(inside), threshold) + 1e-4, 4)
 
 
+def run_settings(run: Path) -> dict[str, Any]:
+    """The settings a run was trained with (``args.json``, written by train.verifier); {} if none."""
+    return dict(json.loads((run / "args.json").read_text())) if (run / "args.json").exists() else {}
+
+
 def training(run: Path, args: argparse.Namespace) -> dict[str, Any]:
     """How the run was trained: its settings (``args.json``, written by train.verifier) and steps."""
     log = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines() if line.strip()]
-    settings = json.loads((run / "args.json").read_text()) if (run / "args.json").exists() else {}
+    settings = run_settings(run)
     edits = settings.get("edits", 0.0)
     without = settings.get("without", [])
     data = "../shared/data/train (esnli, mnli-binary, fever-nli-binary, summedits)"
@@ -110,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     args.dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(args.run / "verifier.onnx", args.dest / "model.onnx")
     shutil.copy(args.run / "tokenizer.json", args.dest / "tokenizer.json")
-    examples = validation_examples(Path(args.data_dir), args.synthetic, args.valid, args.seed)
+    settings = run_settings(args.run)
+    leave = fold(settings["leave_fold"]) if settings.get("leave_fold") else None
+    examples = validation_examples(Path(args.data_dir), args.synthetic, args.valid, args.seed, leave)
     head = fit_head(args.dest, examples)
     labels, scores = validation_scores(args.dest, head, examples)
     data = card(args.run, head, labels, scores, args)
