@@ -221,14 +221,15 @@ def card_with(tmp_path: Path, weights: list[float], second_look: bool = False) -
 def test_the_head_round_trips_from_training_to_the_runtime(tmp_path: Path) -> None:
     train = pytest.importorskip("train.stack")
     np = pytest.importorskip("numpy")
-    weights = [1.0, 0.2, -0.5, -3.0, -2.0, -3.5, -1.5, 0.7]  # every feature, the substitute gain too
+    weights = [1.0, 0.2, -0.5, -3.0, -2.0, -3.5, -1.5, -2.0, -0.7]  # every feature, the substitute gain too
     folder = card_with(tmp_path, weights)
     swaps = [*SWAPS[:4], *NAME_SWAPS[:4]]
     found = [([context], claim, 1, False) for context, faithful, swapped in swaps for claim in (faithful, swapped)]
-    found.append(([SWAPS[0][0]], "A violinist from Quebec wrote the winning entry.", 1, False))
+    found.append(([SWAPS[0][0]], "The club was founded by a violinist from Quebec in 1898.", 1, False))
     x = train.features_of([VerifierBackend(find_verifier(str(folder)))], found)
     assert any(row[FEATURES.index("substitute_gain")] > 0 for row in x)
-    assert min(row[FEATURES.index("context_words")] for row in x) < -1.0  # the claim whose words are missing
+    absent = [(row[FEATURES.index("absent_names_numbers")], row[FEATURES.index("absent_words")]) for row in x]
+    assert absent[-1] == (1, 1) and absent[0] == (0, 0)  # Quebec, violinist: nowhere in the context
     expected = 1 / (1 + np.exp(-(x @ np.array(weights))))  # as train/stack.py fits it
     head = ClaimHead(FEATURES, tuple(weights), 0.0)
     assert [stacked(head, [float(v) for v in row]) for row in x] == pytest.approx(list(expected), abs=1e-6)
@@ -239,7 +240,7 @@ def test_the_head_round_trips_from_training_to_the_runtime(tmp_path: Path) -> No
 
 
 def test_a_head_weighing_the_substitute_gain_lowers_a_swap_inside_one_sentence(tmp_path: Path) -> None:
-    weights = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, -6.0, 0.0]  # the gain alone
+    weights = [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, -6.0, 0.0, 0.0]  # the gain alone
     judge = Judge(f"local/{card_with(tmp_path, weights)}")
     context, faithful, swapped = NAME_SWAPS[1]  # "unveiled in Germany 2010": no sign, "June" fits better
     scorer = create_faithfulness_scorer(judge, context=[context])
@@ -248,14 +249,10 @@ def test_a_head_weighing_the_substitute_gain_lowers_a_swap_inside_one_sentence(t
     assert changed.p_supported is not None and changed.p_supported < 0.5
 
 
-def test_a_head_weighing_the_context_words_lowers_a_claim_the_context_lacks_words_of(tmp_path: Path) -> None:
-    from troth.judges.plans.stack import context_words
-
-    assert context_words(1.0) == 0.0 and context_words(0.9) == pytest.approx(-1.695, abs=1e-3)
-    assert context_words(0.5) < context_words(0.8) < context_words(0.95) < 0.0
+def test_a_head_weighing_absent_words_lowers_a_claim_the_context_lacks_words_of(tmp_path: Path) -> None:
     context = ["The club was founded in 1898. Its stadium, opened in 1923, holds 40,000 fans."]
-    plain = create_faithfulness_scorer(Judge(f"local/{card_with(tmp_path / 'a', [1.0] + [0.0] * 7)}"), context=context)
-    weighed = Judge(f"local/{card_with(tmp_path / 'b', [1.0] + [0.0] * 6 + [1.0])}")
+    plain = create_faithfulness_scorer(Judge(f"local/{card_with(tmp_path / 'a', [1.0] + [0.0] * 8)}"), context=context)
+    weighed = Judge(f"local/{card_with(tmp_path / 'b', [1.0] + [0.0] * 6 + [-2.0, -1.0])}")
     scorer = create_faithfulness_scorer(weighed, context=context)
     for claim in ("The club was founded in 1898.", "The stadium holds 40,000 fans."):  # every word there
         assert scorer.run(output=claim).verdicts[0].p_supported == plain.run(output=claim).verdicts[0].p_supported
@@ -268,7 +265,7 @@ def test_a_head_weighing_the_context_words_lowers_a_claim_the_context_lacks_word
 def test_the_second_look_reuses_the_run_classified_for_the_substitutes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    judge = Judge(f"local/{card_with(tmp_path, [1.0, 0.0, 0.0, -3.0, 0.0, 0.0, -1.0, 0.0], second_look=True)}")
+    judge = Judge(f"local/{card_with(tmp_path, [1.0, 0.0, 0.0, -3.0, 0.0, 0.0, -1.0, 0.0, 0.0], second_look=True)}")
     asked: list[tuple[str, str]] = []
     classify_now = VerifierBackend.classify_now
 
@@ -288,7 +285,7 @@ def test_the_second_look_reuses_the_run_classified_for_the_substitutes(
 
 
 def test_a_claim_without_a_sign_keeps_the_classifier_probability() -> None:
-    head = ClaimHead(FEATURES, (1.0, 0.0, 0.0, -3.0, 0.0, 0.0, -2.0, 1.5), 0.0)
+    head = ClaimHead(FEATURES, (1.0, 0.0, 0.0, -3.0, 0.0, 0.0, -2.0, -1.5, -0.5), 0.0)
     context = ["The club was founded in 1898. Its stadium, opened in 1923, holds 40,000 fans."]
     quiet = align("The club was founded in 1898.", context)
     assert stacked(head, claim_features(0.8, 0.1, quiet)) == pytest.approx(0.8)
@@ -308,7 +305,7 @@ def test_a_head_fitted_before_the_later_features_reads_the_features_it_knows() -
     assert not uses(older, "substitute_gain") and uses(older, "swapped_number") and not uses(None, "swapped_number")
     seven = ClaimHead(FEATURES[:7], (1.0, 0.0, 0.0, -3.0, 0.0, 0.0, 0.0), 0.0)  # before the context words
     lacking = align("The club was founded by sailors in 1898.", ["The club was founded in 1898."])
-    assert lacking.context_share < 1.0 and stacked(seven, claim_features(0.8, 0.1, lacking)) == pytest.approx(0.8)
+    assert lacking.absent == ("sailors",) and stacked(seven, claim_features(0.8, 0.1, lacking)) == pytest.approx(0.8)
 
 
 def scores(*supported: float) -> list[PairScores]:

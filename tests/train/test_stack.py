@@ -69,7 +69,7 @@ def test_a_cross_fitted_head_reads_each_example_through_the_verifier_that_left_i
         main([*base, "--folds", *reversed(folds)])
     with pytest.raises(SystemExit, match=r"expected 0/1"):
         main([*base, "--folds", folds[0]])
-    assert main([*base, "--folds", *folds, "--signs", "swapped_number", "context_words"]) == 0
+    assert main([*base, "--folds", *folds, "--signs", "swapped_number", "absent_names_numbers"]) == 0
     printed = json.loads(capsys.readouterr().out)["stack"]
-    assert printed["cross_fitted"] == folds and printed["fitted"] == ["swapped_number", "context_words"]
-    assert printed["weights"][3] < 0 and printed["weights"][7] != 0.0
+    assert printed["cross_fitted"] == folds and printed["fitted"] == ["swapped_number", "absent_names_numbers"]
+    assert printed["weights"][3] < 0 and printed["weights"][7] < 0 and printed["weights"][8] == 0.0

@@ -32,6 +32,7 @@ _SPLIT_DECIMAL = re.compile(r"(\d)\. (\d)\b")
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
 _SENTENCE_START = re.compile(r"(^|[.!?\"'“‘]\s*)$")
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
+_WORD = re.compile(r"\w+")  # as troth.text.windows.terms splits words
 LEAD = 3
 """Words searched, before a number or beside a name, for the content word next to it."""
 _CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|while|when|because|although|though|whereas)\b")
@@ -48,8 +49,8 @@ REACH = 2
 class Alignment:
     """A claim against its context: the best-aligned window, the share of the claim's content
     words it covers, the claim's numbers and names swapped for others of the context (see the
-    module's note), whether one negates a word that the other states plainly, and the share of
-    the claim's content words found anywhere in the context."""
+    module's note), whether one negates a word that the other states plainly, and the claim's
+    content words that the context holds nowhere."""
 
     window: str
     coverage: float
@@ -57,11 +58,21 @@ class Alignment:
     swapped_names: tuple[str, ...]
     negation_mismatch: bool
     span: tuple[int, int] = (0, 0)  # the window's sentences: the first one's index, and how many
-    context_share: float = 1.0  # the share of the claim's content words found anywhere in the context
+    absent: tuple[str, ...] = ()  # the claim's content words found nowhere in the context, as written
 
     @property
     def swapped(self) -> bool:
         return bool(self.swapped_numbers or self.swapped_names)
+
+    @property
+    def absent_names_numbers(self) -> int:
+        """How many of :attr:`absent` are numbers or capitalised words."""
+        return sum(1 for word in self.absent if word[0].isdigit() or word[0].isupper())
+
+    @property
+    def absent_words(self) -> int:
+        """How many of :attr:`absent` are other words (a paraphrase's or a synonym's too)."""
+        return len(self.absent) - self.absent_names_numbers
 
 
 def numbers(text: str) -> set[str]:
@@ -212,7 +223,8 @@ class ContextAlignment:
         anchors = set(terms(bare)) or claim_terms
         index = max(range(len(self.windows)), key=lambda i: (_share(anchors, self._terms[i]), -len(self.windows[i])))
         best, covered = self.windows[index], _share(claim_terms, self._terms[index])
-        span, anywhere = self.runs[index], _share(claim_terms, self._all_terms)
+        span = self.runs[index]
+        anywhere = tuple(w for w in _WORD.findall(claim) if terms(w) and w.lower() not in self._all_terms)
         mismatch = negation_mismatch(claim, best)  # a negated word is read where it stands, aligned or not
         if _share(anchors, self._terms[index]) < ALIGNED:  # no window says what the claim says: no swap to read
             return Alignment(best, covered, (), (), mismatch, span, anywhere)

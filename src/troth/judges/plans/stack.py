@@ -29,11 +29,9 @@ FEATURES = (
     "swapped_name",
     "negation_mismatch",
     "substitute_gain",
-    "context_words",
+    "absent_names_numbers",
+    "absent_words",
 )
-SHARE_CLIP = (0.02, 0.98)
-"""The word share read as log-odds within these bounds: a claim with every word in the context
-reads 0, one with a word in ten missing about -1.7, one with half missing about -3.9."""
 
 
 def uses(head: ClaimHead | None, feature: str) -> bool:
@@ -63,18 +61,11 @@ def substitute_gain(scores: Sequence[PairScores]) -> float:
     return max(max(s.supported for s in scores[1:]) - scores[0].supported, 0.0)
 
 
-def context_words(share: float) -> float:
-    """The share of a claim's content words found in its context as log-odds, less the
-    log-odds of all of them (:data:`SHARE_CLIP`): 0 for a claim whose every word is there."""
-    low, high = SHARE_CLIP
-    return log_odds(min(max(share, low), high)) - log_odds(high)
-
-
 def claim_features(supported: float, contradicted: float, alignment: Alignment, gain: float = 0.0) -> list[float]:
     """The head's inputs, in :data:`FEATURES` order: the classifier's best P(supported) and
     P(contradicted) over the claim's windows as log-odds, the alignment's signs, the
-    substitute gain (:func:`substitute_gain`) and the claim's words found in its context
-    (:func:`context_words`)."""
+    substitute gain (:func:`substitute_gain`), and how many of the claim's numbers and
+    capitalised words, and of its other content words, the context holds nowhere."""
     return [
         log_odds(supported),
         log_odds(contradicted),
@@ -83,7 +74,8 @@ def claim_features(supported: float, contradicted: float, alignment: Alignment, 
         float(bool(alignment.swapped_names)),
         float(alignment.negation_mismatch),
         gain,
-        context_words(alignment.context_share),
+        float(alignment.absent_names_numbers),
+        float(alignment.absent_words),
     ]
 
 
