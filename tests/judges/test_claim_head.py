@@ -201,11 +201,13 @@ def test_a_name_swapped_for_another_of_the_context_lowers_the_score() -> None:
 
 def test_the_packaged_card_declares_a_head_over_the_alignment_signs() -> None:
     head = Judge("local").capabilities.claim_head
-    assert head is not None and head.features == FEATURES[: len(head.features)] and head.bias == 0.0
+    assert head is not None and head.features == FEATURES and head.bias == 0.0
     assert head.weights[0] == 1.0
     for sign in ("swapped_number", "swapped_name", "negation_mismatch"):
         assert head.weights[FEATURES.index(sign)] < -1.0, sign
     assert not uses(head, "substitute_gain")  # measured, not shipped: no substitutes are classified
+    names, words = head.weights[FEATURES.index("absent_names_numbers")], head.weights[FEATURES.index("absent_words")]
+    assert names < words < 0  # a number or name found nowhere in the context weighs more than a word
 
 
 def card_with(tmp_path: Path, weights: list[float], second_look: bool = False) -> Path:
@@ -225,11 +227,11 @@ def test_the_head_round_trips_from_training_to_the_runtime(tmp_path: Path) -> No
     folder = card_with(tmp_path, weights)
     swaps = [*SWAPS[:4], *NAME_SWAPS[:4]]
     found = [([context], claim, 1, False) for context, faithful, swapped in swaps for claim in (faithful, swapped)]
-    found.append(([SWAPS[0][0]], "The club was founded by a violinist from Quebec in 1898.", 1, False))
+    found.append(([SWAPS[0][0]], "The club was founded by a violinist and a sailor from Quebec in 1898.", 1, False))
     x = train.features_of([VerifierBackend(find_verifier(str(folder)))], found)
     assert any(row[FEATURES.index("substitute_gain")] > 0 for row in x)
     absent = [(row[FEATURES.index("absent_names_numbers")], row[FEATURES.index("absent_words")]) for row in x]
-    assert absent[-1] == (1, 1) and absent[0] == (0, 0)  # Quebec, violinist: nowhere in the context
+    assert absent[-1] == (1, 1) and absent[0] == (0, 0)  # Quebec; violinist, sailor (past the first): nowhere
     expected = 1 / (1 + np.exp(-(x @ np.array(weights))))  # as train/stack.py fits it
     head = ClaimHead(FEATURES, tuple(weights), 0.0)
     assert [stacked(head, [float(v) for v in row]) for row in x] == pytest.approx(list(expected), abs=1e-6)
@@ -256,7 +258,9 @@ def test_a_head_weighing_absent_words_lowers_a_claim_the_context_lacks_words_of(
     scorer = create_faithfulness_scorer(weighed, context=context)
     for claim in ("The club was founded in 1898.", "The stadium holds 40,000 fans."):  # every word there
         assert scorer.run(output=claim).verdicts[0].p_supported == plain.run(output=claim).verdicts[0].p_supported
-    claim = "The club was founded by sailors in 1898."  # "sailors": nowhere in the context
+    claim = "The club was founded by sailors and fishermen in 1898."  # two words nowhere in the context
+    one = "The club was founded by sailors in 1898."  # one: a paraphrase may bring one in
+    assert scorer.run(output=one).verdicts[0].p_supported == plain.run(output=one).verdicts[0].p_supported
     before, after = plain.run(output=claim).verdicts[0], scorer.run(output=claim).verdicts[0]
     assert before.p_supported is not None and after.p_supported is not None
     assert after.p_supported < before.p_supported - 0.05
@@ -305,7 +309,7 @@ def test_a_head_fitted_before_the_later_features_reads_the_features_it_knows() -
     assert not uses(older, "substitute_gain") and uses(older, "swapped_number") and not uses(None, "swapped_number")
     seven = ClaimHead(FEATURES[:7], (1.0, 0.0, 0.0, -3.0, 0.0, 0.0, 0.0), 0.0)  # before the context words
     lacking = align("The club was founded by sailors in 1898.", ["The club was founded in 1898."])
-    assert lacking.absent == ("sailors",) and stacked(seven, claim_features(0.8, 0.1, lacking)) == pytest.approx(0.8)
+    assert lacking.absent_words == ("sailors",) and stacked(seven, claim_features(0.8, 0.1, lacking)) == pytest.approx(0.8)
 
 
 def scores(*supported: float) -> list[PairScores]:

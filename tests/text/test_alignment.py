@@ -110,9 +110,10 @@ def test_an_alignment_names_the_sentences_of_its_window() -> None:
 
 
 def test_an_alignment_names_the_claims_words_found_nowhere_in_the_context() -> None:
-    assert align("Tom Rask joined in 2004 as chief engineer.", CONTEXT).absent == ()
+    found = align("Tom Rask joined in 2004 as chief engineer.", CONTEXT)
+    assert found.absent_names_numbers == found.absent_words == ()
     apart = align("Anna Berg founded the company and Tom Rask joined as chief engineer.", CONTEXT)
-    assert apart.absent == ()  # words of two sentences: all in the context, wherever they are
-    found = align("In 2007 Tom Rask of Oslo joined as chief violinist of the orchestra.", CONTEXT)
-    assert found.absent == ("2007", "Oslo", "violinist", "orchestra")
-    assert (found.absent_names_numbers, found.absent_words) == (2, 2)
+    assert apart.absent_names_numbers == apart.absent_words == ()  # two sentences' words, all there
+    found = align("Later, in 2007 Tom Rask of Oslo joined as chief violinist of the orchestra.", CONTEXT)
+    assert found.absent_names_numbers == ("2007", "Oslo")
+    assert found.absent_words == ("Later", "violinist", "orchestra")  # "Later" starts the sentence: no name

@@ -50,7 +50,7 @@ class Alignment:
     """A claim against its context: the best-aligned window, the share of the claim's content
     words it covers, the claim's numbers and names swapped for others of the context (see the
     module's note), whether one negates a word that the other states plainly, and the claim's
-    content words that the context holds nowhere."""
+    content words that the context holds nowhere (:meth:`ContextAlignment.absent`)."""
 
     window: str
     coverage: float
@@ -58,21 +58,12 @@ class Alignment:
     swapped_names: tuple[str, ...]
     negation_mismatch: bool
     span: tuple[int, int] = (0, 0)  # the window's sentences: the first one's index, and how many
-    absent: tuple[str, ...] = ()  # the claim's content words found nowhere in the context, as written
+    absent_names_numbers: tuple[str, ...] = ()  # the claim's numbers and names found nowhere in the context
+    absent_words: tuple[str, ...] = ()  # its other content words found nowhere there (a synonym's too)
 
     @property
     def swapped(self) -> bool:
         return bool(self.swapped_numbers or self.swapped_names)
-
-    @property
-    def absent_names_numbers(self) -> int:
-        """How many of :attr:`absent` are numbers or capitalised words."""
-        return sum(1 for word in self.absent if word[0].isdigit() or word[0].isupper())
-
-    @property
-    def absent_words(self) -> int:
-        """How many of :attr:`absent` are other words (a paraphrase's or a synonym's too)."""
-        return len(self.absent) - self.absent_names_numbers
 
 
 def numbers(text: str) -> set[str]:
@@ -224,10 +215,10 @@ class ContextAlignment:
         index = max(range(len(self.windows)), key=lambda i: (_share(anchors, self._terms[i]), -len(self.windows[i])))
         best, covered = self.windows[index], _share(claim_terms, self._terms[index])
         span = self.runs[index]
-        anywhere = tuple(w for w in _WORD.findall(claim) if terms(w) and w.lower() not in self._all_terms)
+        anywhere = self.absent(claim)
         mismatch = negation_mismatch(claim, best)  # a negated word is read where it stands, aligned or not
         if _share(anchors, self._terms[index]) < ALIGNED:  # no window says what the claim says: no swap to read
-            return Alignment(best, covered, (), (), mismatch, span, anywhere)
+            return Alignment(best, covered, (), (), mismatch, span, *anywhere)
         claim_numbers, window_numbers = numbers(claim), numbers(best)
         absent = {n for n in claim_numbers if n not in window_numbers and n in self._numbers}
         swapped_numbers = sorted((absent if window_numbers - claim_numbers else set()) | displaced_numbers(claim, best))
@@ -235,7 +226,20 @@ class ContextAlignment:
         swapped_names = sorted(
             n for n in displaced_names(claim, best) if n.lower() not in window_lower and n.lower() in self._lower
         )
-        return Alignment(best, covered, tuple(swapped_numbers), tuple(swapped_names), mismatch, span, anywhere)
+        return Alignment(best, covered, tuple(swapped_numbers), tuple(swapped_names), mismatch, span, *anywhere)
+
+    def absent(self, claim: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The claim's content words that the context holds nowhere: its numbers and names (a
+        capitalised word that does not start a sentence), and the others."""
+        names_numbers: list[str] = []
+        others: list[str] = []
+        for found in _WORD.finditer(claim):
+            word = found.group()
+            if not terms(word) or word.lower() in self._all_terms:
+                continue
+            named = word[0].isupper() and _SENTENCE_START.search(claim[: found.start()]) is None
+            (names_numbers if word[0].isdigit() or named else others).append(word)
+        return tuple(names_numbers), tuple(others)
 
 
 def align(claim: str, context: list[str]) -> Alignment:

@@ -61,11 +61,17 @@ def substitute_gain(scores: Sequence[PairScores]) -> float:
     return max(max(s.supported for s in scores[1:]) - scores[0].supported, 0.0)
 
 
+def absent_counts(alignment: Alignment) -> tuple[int, int]:
+    """How many of the claim's numbers and names its context holds nowhere, and how many of its
+    other content words past the first (a paraphrase or a synonym brings one in)."""
+    return len(alignment.absent_names_numbers), max(len(alignment.absent_words) - 1, 0)
+
+
 def claim_features(supported: float, contradicted: float, alignment: Alignment, gain: float = 0.0) -> list[float]:
     """The head's inputs, in :data:`FEATURES` order: the classifier's best P(supported) and
     P(contradicted) over the claim's windows as log-odds, the alignment's signs, the
-    substitute gain (:func:`substitute_gain`), and how many of the claim's numbers and
-    capitalised words, and of its other content words, the context holds nowhere."""
+    substitute gain (:func:`substitute_gain`), and the claim's words absent from its context
+    (:func:`absent_counts`)."""
     return [
         log_odds(supported),
         log_odds(contradicted),
@@ -74,8 +80,7 @@ def claim_features(supported: float, contradicted: float, alignment: Alignment, 
         float(bool(alignment.swapped_names)),
         float(alignment.negation_mismatch),
         gain,
-        float(alignment.absent_names_numbers),
-        float(alignment.absent_words),
+        *map(float, absent_counts(alignment)),
     ]
 
 
