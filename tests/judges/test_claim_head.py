@@ -307,9 +307,10 @@ def test_a_head_fitted_before_the_later_features_reads_the_features_it_knows() -
         1 / (1 + math.exp(3.0 - math.log(4)))
     )
     assert not uses(older, "substitute_gain") and uses(older, "swapped_number") and not uses(None, "swapped_number")
-    seven = ClaimHead(FEATURES[:7], (1.0, 0.0, 0.0, -3.0, 0.0, 0.0, 0.0), 0.0)  # before the context words
-    lacking = align("The club was founded by sailors in 1898.", ["The club was founded in 1898."])
-    assert lacking.absent_words == ("sailors",) and stacked(seven, claim_features(0.8, 0.1, lacking)) == pytest.approx(0.8)
+    seven = ClaimHead(FEATURES[:7], (1.0, 0.0, 0.0, -3.0, 0.0, 0.0, 0.0), 0.0)  # before the absent words
+    lacking = align("The club was founded by sailors from Oslo in 1898.", ["The club was founded in 1898."])
+    assert (lacking.absent_names_numbers, lacking.absent_words) == (("Oslo",), ("sailors",))
+    assert stacked(seven, claim_features(0.8, 0.1, lacking)) == pytest.approx(0.8)
 
 
 def scores(*supported: float) -> list[PairScores]:
