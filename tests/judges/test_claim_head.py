@@ -264,6 +264,18 @@ def test_a_head_weighing_absent_words_lowers_a_claim_the_context_lacks_words_of(
     before, after = plain.run(output=claim).verdicts[0], scorer.run(output=claim).verdicts[0]
     assert before.p_supported is not None and after.p_supported is not None
     assert after.p_supported < before.p_supported - 0.05
+    assert after.verdict == "unsure"  # the reason names what the context lacks; without the counts, no note
+    assert after.reason.endswith("Not found anywhere in the context: sailors, fishermen.")
+    assert "Not found" not in before.reason
+
+
+def test_the_packaged_verifier_names_what_the_context_lacks() -> None:
+    context = ["The Tesla Model 3 is a battery-electric sedan made by Tesla. Deliveries began in July 2017."]
+    scorer = create_faithfulness_scorer(Judge("local"), context=context)
+    kept, added = scorer.run(output="Deliveries began in July 2017. It won an award in Oslo in 2019.").verdicts
+    assert kept.verdict == "yes" and "Not found" not in kept.reason
+    assert added.verdict != "yes"
+    assert added.reason.endswith("Not found anywhere in the context: Oslo, 2019, won, award.")
 
 
 def test_the_second_look_reuses_the_run_classified_for_the_substitutes(

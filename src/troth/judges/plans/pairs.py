@@ -36,6 +36,7 @@ class Scored:
     windows: list[list[Sentence]]
     scores: list[PairScores]
     supported: float | None = None
+    absent: tuple[str, ...] = ()  # words the context holds nowhere, that the head weighed against it
 
     def best(self, label: str) -> int:
         """Index of the window with the highest probability of ``label``."""
@@ -61,7 +62,9 @@ def restack(scored: Scored, alignment: Alignment, head: ClaimHead, gain: float =
         return scored
     raw = replace(scored, supported=None)
     values = claim_features(raw.probability("supported"), raw.probability("contradicted"), alignment, gain)
-    return replace(scored, supported=stacked(head, values))
+    weighed = [f for f in ("absent_names_numbers", "absent_words") if uses(head, f)]
+    absent = tuple(w for f in weighed for w in getattr(alignment, f))
+    return replace(scored, supported=stacked(head, values), absent=absent)
 
 
 def decide(scored: Scored, yes_threshold: float, no_threshold: float = 0.5) -> VerdictLabel:
@@ -77,9 +80,13 @@ def decide(scored: Scored, yes_threshold: float, no_threshold: float = 0.5) -> V
 
 
 def to_verdict(scored: Scored, label: VerdictLabel) -> Verdict:
-    """The verdict with the deciding window's probabilities and its best-matching sentence."""
+    """The verdict with the deciding window's probabilities and its best-matching sentence; a
+    claim not found supported names the words the context holds nowhere, if the head weighed them."""
+    reason = P.PAIR_VERDICT_REASON[label] if scored.scores else P.PAIR_VERDICT_REASON["unsure"]
+    if label != "yes" and scored.absent:
+        reason += " " + P.PAIR_ABSENT_NOTE.format(words=", ".join(dict.fromkeys(scored.absent)))
     if not scored.scores:
-        return Verdict(scored.claim, "unsure", P.PAIR_VERDICT_REASON["unsure"])
+        return Verdict(scored.claim, "unsure", reason)
     index = scored.best("contradicted" if label == "no" else "supported")
     window = scored.windows[index]
     probabilities = {k: round(v, 4) for k, v in scored.probabilities(index).items()}
@@ -88,7 +95,7 @@ def to_verdict(scored: Scored, label: VerdictLabel) -> Verdict:
         scores = rank(window, scored.claim)
         s = window[max(range(len(window)), key=lambda i: scores[i])]
         evidence = Evidence(s.text, True, s.segment, s.start, s.end)
-    return Verdict(scored.claim, label, P.PAIR_VERDICT_REASON[label], evidence, probabilities)
+    return Verdict(scored.claim, label, reason, evidence, probabilities)
 
 
 @dataclass(frozen=True)
