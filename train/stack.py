@@ -45,14 +45,7 @@ from troth.text.windows import window_text
 
 Example = tuple[list[str], str, int, bool]
 """(context, claim, 1 = supported, made by an edit)"""
-SIGNS = (
-    "swapped_number",
-    "swapped_name",
-    "negation_mismatch",
-    "substitute_gain",
-    "absent_names_numbers",
-    "absent_words",
-)
+SIGNS = FEATURES[3:]  # every feature but the classifier's log-odds and the coverage
 
 
 def edited(context: list[str], claim: str, rng: random.Random) -> list[Example]:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bench.splits import fold_of
+from tests.train.conftest import write_dev_files
 from train.absent import NAMES, WORDS, main, mean_auc
-from train.data import DEV_FILES
 from troth import Judge
 from troth.judges.backends.verifier import find_verifier
 
@@ -28,30 +28,22 @@ def test_the_counts_lower_the_answers_that_bring_in_absent_words() -> None:
 def crafted(folder: Path) -> None:
     """Each dev file: faithful answers, and unfaithful ones that bring in a place and a year the
     context never mentions."""
-    folder.mkdir()
-    for name in DEV_FILES:
-        rows = []
-        for i in range(24):
-            context = [f"Team {i} won {i + 3} of its {i + 20} games. Its coach is {i + 40} years old."]
-            output = f"Team {i} won {i + 3} of its {i + 20} games."
-            if i % 2 == 0:
-                output = f"Team {i} won {i + 3} of its {i + 20} games in Lisbon in {1950 + i}."
-            rows.append({"id": f"{name}-{i}", "context": context, "output": output, "label": i % 2})
-        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    def answer(i: int) -> tuple[list[str], str, int]:
+        context = [f"Team {i} won {i + 3} of its {i + 20} games. Its coach is {i + 40} years old."]
+        added = "" if i % 2 else f" in Lisbon in {1950 + i}"
+        return context, f"Team {i} won {i + 3} of its {i + 20} games{added}.", i % 2
+
+    write_dev_files(folder, 24, answer)
 
 
-def test_the_best_cell_goes_into_the_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_best_cell_goes_into_the_card(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fold_copies: list[str]
+) -> None:
     crafted(tmp_path / "data")
     rows = [json.loads(line) for line in (tmp_path / "data" / "cliff-val.jsonl").read_text().splitlines()]
     assert {fold_of(r, 2) for r in rows} == {0, 1}
-    folds = []
-    for k in (0, 1):
-        folder = tmp_path / f"fold{k}"
-        shutil.copytree(find_verifier(None).path, folder)
-        card = json.loads((folder / "card.json").read_text())
-        card["training"] = card["training"] | {"left_out_fold": f"{k}/2"}
-        (folder / "card.json").write_text(json.dumps(card))
-        folds.append(str(folder))
+    folds = fold_copies
     model = tmp_path / "verifier"
     shutil.copytree(find_verifier(None).path, model)
     argv = ["--model", str(model), "--folds", *folds, "--data-dir", str(tmp_path / "data"), "--per-label", "8"]

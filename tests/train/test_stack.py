@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("onnxruntime")
 pytest.importorskip("numpy")
 
-from train.data import DEV_FILES
+from tests.train.conftest import write_dev_files
 from train.stack import main
 from troth import Judge
 from troth.judges.backends.verifier import find_verifier
@@ -20,17 +20,12 @@ from troth.judges.backends.verifier import find_verifier
 
 def crafted(folder: Path) -> None:
     """Each dev file: faithful one-sentence answers with numbers, and unfaithful ones."""
-    folder.mkdir()
-    for name in DEV_FILES:
-        rows = []
-        for i in range(40):
-            context = [f"Team {i} won {i + 3} of its {i + 20} games in {1990 + i}. Its coach is {i + 40} years old."]
-            faithful = f"Team {i} won {i + 3} games in {1990 + i}."
-            wrong = f"Team {i} won {i + 9} games in {1990 + i}."
-            rows.append(
-                {"id": f"{name}-{i}", "context": context, "output": faithful if i % 2 else wrong, "label": i % 2}
-            )
-        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    def answer(i: int) -> tuple[list[str], str, int]:
+        context = [f"Team {i} won {i + 3} of its {i + 20} games in {1990 + i}. Its coach is {i + 40} years old."]
+        return context, f"Team {i} won {i + 3 if i % 2 else i + 9} games in {1990 + i}.", i % 2
+
+    write_dev_files(folder, 40, answer)
 
 
 def test_the_fitted_head_is_written_into_the_card(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -53,17 +48,10 @@ def test_the_fitted_head_is_written_into_the_card(tmp_path: Path, capsys: pytest
 
 
 def test_a_cross_fitted_head_reads_each_example_through_the_verifier_that_left_it_out(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fold_copies: list[str]
 ) -> None:
     crafted(tmp_path / "data")
-    folds = []
-    for k in (0, 1):
-        folder = tmp_path / f"fold{k}"
-        shutil.copytree(find_verifier(None).path, folder)
-        card = json.loads((folder / "card.json").read_text())
-        card["training"] = card["training"] | {"left_out_fold": f"{k}/2"}
-        (folder / "card.json").write_text(json.dumps(card))
-        folds.append(str(folder))
+    folds = fold_copies
     base = ["--model", str(find_verifier(None).path), "--data-dir", str(tmp_path / "data"), "--per-file", "6"]
     with pytest.raises(SystemExit, match=r"fold1 was trained without fold 1/2; expected 0/2"):
         main([*base, "--folds", *reversed(folds)])
