@@ -11,6 +11,9 @@ an edited fact there.
   (read even where the claim aligns with no window: the negated word itself is what counts).
 
 A paraphrase keeps its numbers and names in the window and is flagged by none of them.
+
+Read against the whole context, not the window: the claim's numbers and names, and its other
+content words, that the context holds nowhere (what a claim brings in from outside it).
 """
 
 from __future__ import annotations

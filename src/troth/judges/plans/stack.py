@@ -7,8 +7,8 @@ development time, ``train/stack.py``; its coefficients ship in the verifier's ca
 but found elsewhere, a negation mismatch, how much of the claim the window covers, and how much
 likelier the window makes the claim with one of its names or numbers replaced by another of the
 window's (:mod:`troth.text.substitutes`): a faithful claim's own names and numbers fit best; and
-how many of the claim's words the context holds anywhere (the word counter's evidence, which a
-small classifier reading one window weighs too little).
+how many of the claim's numbers, names and other words the context holds nowhere (the word
+counter's evidence, which a small classifier reading one window weighs too little).
 """
 
 from __future__ import annotations
