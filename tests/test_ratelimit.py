@@ -121,7 +121,7 @@ def test_rate_limit_must_be_a_rate_limit() -> None:
         run_evals([{"output": "x"}], scorer, store=None, rate_limit=600)  # type: ignore[arg-type]
 
 
-def test_a_start_missed_while_the_loop_was_busy_is_booked_again(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_start_missed_while_the_loop_was_busy_is_booked_again() -> None:
     """Late calls would go out together: one whose start has passed by more than a quarter of the
     interval books the next free start instead, and goes then."""
     clock = FakeClock()
@@ -135,10 +135,9 @@ def test_a_start_missed_while_the_loop_was_busy_is_booked_again(monkeypatch: pyt
     async def book() -> float:
         return pace.book(1)
 
-    monkeypatch.setattr(asyncio, "sleep", sleep)
     assert late_after(pace.limit) == 0.25
-    for _ in range(3):
-        asyncio.run(keep_slot(book, clock, late_after(pace.limit)))
+    for _ in range(3):  # the fake sleep is handed in: patching asyncio.sleep would reach other tests' threads
+        asyncio.run(keep_slot(book, clock, late_after(pace.limit), sleep))
         sent.append(clock.now)
     # the second call's start (101) passed while the loop was busy: it went at 103.4 on a new
     # booking, and the third took the start after that, not the passed 102 beside it
@@ -146,7 +145,7 @@ def test_a_start_missed_while_the_loop_was_busy_is_booked_again(monkeypatch: pyt
     assert pace.reserved == 4
 
 
-def test_a_call_that_keeps_missing_its_start_goes_after_the_last_rebooking(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_call_that_keeps_missing_its_start_goes_after_the_last_rebooking() -> None:
     clock = FakeClock()
     booked: list[float] = []
 
@@ -157,7 +156,6 @@ def test_a_call_that_keeps_missing_its_start_goes_after_the_last_rebooking(monke
         booked.append(clock.now + 0.5)
         return booked[-1]
 
-    monkeypatch.setattr(asyncio, "sleep", sleep)
-    asyncio.run(keep_slot(book, clock, 0.05))
+    asyncio.run(keep_slot(book, clock, 0.05, sleep))
     assert len(booked) == 1 + REBOOKS  # then it goes, late
     assert clock.now == pytest.approx(100 + (1 + REBOOKS) * 1.5)

@@ -67,13 +67,19 @@ def late_after(limit: RateLimit) -> float:
     return max(0.02, LATE_SHARE * interval)
 
 
-async def keep_slot(book: Callable[[], Awaitable[float]], clock: Callable[[], float], late: float) -> None:
-    """Sleep until a start that ``book`` books on ``clock``. A start passed by more than ``late``
-    when the sleep ends is booked again, up to :data:`REBOOKS` times, rather than spent late."""
+async def keep_slot(
+    book: Callable[[], Awaitable[float]],
+    clock: Callable[[], float],
+    late: float,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> None:
+    """Sleep (``sleep``) until a start that ``book`` books on ``clock``. A start passed by more
+    than ``late`` when the sleep ends is booked again, up to :data:`REBOOKS` times, rather than
+    spent late."""
     for tries in range(REBOOKS + 1):
         start = await book()
         if (delay := start - clock()) > 0:
-            await asyncio.sleep(delay)
+            await sleep(delay)
         if clock() - start <= late or tries == REBOOKS:
             return
 
