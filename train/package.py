@@ -55,9 +55,10 @@ def training(run: Path, args: argparse.Namespace) -> dict[str, Any]:
     edits = settings.get("edits", 0.0)
     without = settings.get("without", [])
     data = "../shared/data/train (esnli, mnli-binary, fever-nli-binary, summedits)"
-    fold = settings.get("leave_fold")
+    left_out = settings.get("leave_fold")
     if "dev" not in without:
-        data += ", the training half of the dev files (bench/splits.py)" + (f" less fold {fold}" if fold else "")
+        data += ", the training half of the dev files (bench/splits.py)"
+        data += f" less fold {left_out}" if left_out else ""
     if "synthetic" not in without:
         data += ", synthetic edits of the dev files' sentences"
     return (
@@ -76,7 +77,7 @@ def training(run: Path, args: argparse.Namespace) -> dict[str, Any]:
             if settings.get("init")
             else {}
         )
-        | ({"left_out_fold": fold} if fold else {})
+        | ({"left_out_fold": left_out} if left_out else {})
     )
 
 

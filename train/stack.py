@@ -75,7 +75,7 @@ def features_of(backends: list[VerifierBackend], found: list[Example]) -> np.nda
     ``backends`` (cross-fitting), each example through the one trained without its fold."""
     rows = []
     for context, claim, _, _ in found:
-        backend = backends[fold_of({"context": context}, len(backends))] if len(backends) > 1 else backends[0]
+        backend = backends[fold_of({"context": context}, len(backends))]  # one backend: fold 0 of 1
         found_windows = pair_windows(context, [claim], False, aligned=True)
         windows, (alignment,) = found_windows.windows, found_windows.alignments
         contrasts, _ = substitute_pairs([claim], [window_text(found_windows.runs[0])])

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import DATA_DIR
+from bench.splits import Fold
 from train.pairs import NOT_SUPPORTED, Pair
 
 MAX_TOKENS = 256
@@ -195,7 +196,7 @@ def train(args: argparse.Namespace) -> None:
             print(json.dumps(record), flush=True)
 
 
-def fold(text: str) -> tuple[int, int]:
+def fold(text: str) -> Fold:
     """ "K/N" as (K, N), fold K of N (0 ≤ K < N, N ≥ 2); else a SystemExit saying what is expected."""
     k, _, n = text.partition("/")
     if not (k.isdigit() and n.isdigit() and 0 <= int(k) < int(n) and int(n) >= 2):
