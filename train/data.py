@@ -169,15 +169,35 @@ def edit_pairs(data_dir: Path, seed: int, leave: Fold | None = None) -> list[Pai
     return pairs
 
 
+def factcg_pairs(path: Path) -> list[Pair]:
+    """FactCG's CG2C pairs (repository derenlei/FactCG, MIT licence; one JSON object a line: a
+    document ``text_a``, a claim ``text_b[0]``, ``orig_label`` 1 grounded or 0 not, the document
+    then edited so that it no longer links what the claim links): supported or "not supported"."""
+    pairs = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            claim = row["text_b"][0]
+            target = SUPPORTED if row["orig_label"] == 1 else NOT_SUPPORTED
+            pairs.append(Pair(passage_for([row["text_a"]], claim), claim, target, "factcg"))
+    return pairs
+
+
 def training_pairs(
-    data_dir: Path, synthetic: int, seed: int, edits: bool = False, leave: Fold | None = None
+    data_dir: Path,
+    synthetic: int,
+    seed: int,
+    edits: bool = False,
+    leave: Fold | None = None,
+    factcg: Path | None = None,
 ) -> list[Pair]:
-    """All training pairs, shuffled; with ``edits``, same-context edits after them (never among
-    the first pairs, which are held out for validation). With ``leave`` (k, n), nothing is made
-    from the dev rows of fold k: not their pairs, edits or synthetic sentences."""
+    """All training pairs, shuffled; with ``edits``, same-context edits after them, and with
+    ``factcg`` (a CG2C file), its pairs after those (never among the first pairs, which are held
+    out for validation). With ``leave`` (k, n), nothing is made from the dev rows of fold k: not
+    their pairs, edits or synthetic sentences."""
     pairs = list(shared_pairs(data_dir / "train")) + list(dev_pairs(data_dir, leave))
     contexts = [row["context"] for name in DEV_FILES for row in read_half(data_dir / f"{name}.jsonl", "train", leave)]
     contexts += [[p.passage] for p in pairs if p.source in ("summedits", "fever-nli-binary") and len(p.passage) > 200]
     pairs += synthetic_pairs(contexts, synthetic, seed)
     random.Random(seed).shuffle(pairs)
-    return pairs + (edit_pairs(data_dir, seed, leave) if edits else [])
+    return pairs + (edit_pairs(data_dir, seed, leave) if edits else []) + (factcg_pairs(factcg) if factcg else [])

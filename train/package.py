@@ -67,10 +67,12 @@ def training(run: Path, args: argparse.Namespace) -> dict[str, Any]:
             "steps": log[-1]["step"] if log else None,
             "batch_size": settings.get("batch_size", 16),
             "max_tokens": settings.get("max_tokens", MAX_TOKENS),
-            "mix": mix_for(edits, without),
+            "mix": mix_for(edits, without, settings.get("factcg_share", 0.0) if settings.get("factcg") else 0.0),
             "synthetic_pairs": settings.get("synthetic", args.synthetic),
             "seed": settings.get("seed", args.seed),
-            "data": data + (", same-context edits of their supported claims (train.data.edit_pairs)" if edits else ""),
+            "data": data
+            + (", same-context edits of their supported claims (train.data.edit_pairs)" if edits else "")
+            + (", FactCG's CG2C_doc pairs (derenlei/FactCG, MIT)" if settings.get("factcg") else ""),
         }
         | (
             {"continued_from": settings["init"], "after_steps": settings["after"], "lr": settings["lr"]}

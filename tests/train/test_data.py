@@ -90,3 +90,28 @@ def test_a_left_out_fold_gives_no_pair_edit_or_synthetic_sentence(tmp_path: Path
     for wrong in ("2/2", "0/1", "a/2", "1"):
         with pytest.raises(SystemExit, match="K/N"):
             fold(wrong)
+
+
+def test_factcg_pairs_are_supported_or_not_and_come_after_the_validation_pairs(tmp_path: Path) -> None:
+    from train.data import factcg_pairs, training_pairs
+    from train.pairs import NOT_SUPPORTED
+
+    write_files(tmp_path)
+    document = "Ken Clarke, a former Treasury chief, said cutting inheritance tax leaves poorer people vulnerable."
+    edited = document.replace("Ken Clarke, a former Treasury chief", "A political figure")
+    claim = "Ken Clarke criticized cutting inheritance tax."
+    rows = [{"text_a": document, "text_b": [claim], "text_c": [], "orig_label": 1}]
+    rows.append({"text_a": edited, "text_b": [claim], "text_c": [], "orig_label": 0})
+    cg2c = tmp_path / "CG2C_doc.json"
+    cg2c.write_text("".join(json.dumps(r) + "\n" for r in rows) + "\n", encoding="utf-8")
+    pairs = factcg_pairs(cg2c)
+    assert [(p.passage, p.claim, p.target, p.source) for p in pairs] == [
+        (document, claim, SUPPORTED, "factcg"),
+        (edited, claim, NOT_SUPPORTED, "factcg"),
+    ]
+    without = training_pairs(tmp_path, synthetic=60, seed=0)
+    with_them = training_pairs(tmp_path, synthetic=60, seed=0, factcg=cg2c)
+    assert with_them[: len(without)] == without and with_them[len(without) :] == pairs
+    mix = mix_for(0.2, factcg=0.25)
+    assert mix["factcg"] == 0.25 and mix["edits"] == 0.2 and sum(mix.values()) == pytest.approx(1.0)
+    assert mix["esnli"] / mix["dev"] == pytest.approx(MIX["esnli"] / MIX["dev"])

@@ -19,3 +19,13 @@ def test_the_card_records_the_fold_a_run_left_out(tmp_path: Path) -> None:
     assert "training half of the dev files (bench/splits.py) less fold 1/2" in found["data"]
     (tmp_path / "args.json").write_text(json.dumps({"without": ["dev"]}))
     assert "left_out_fold" not in training(tmp_path, args) and "dev files (" not in training(tmp_path, args)["data"]
+
+
+def test_the_card_records_factcg_pairs_and_their_share(tmp_path: Path) -> None:
+    args = argparse.Namespace(synthetic=8000, seed=0)
+    (tmp_path / "log.jsonl").write_text(json.dumps({"step": 1000}) + "\n")
+    (tmp_path / "args.json").write_text(json.dumps({"factcg": "CG2C_doc.json", "factcg_share": 0.25}))
+    found = training(tmp_path, args)
+    assert found["mix"]["factcg"] == 0.25 and "FactCG's CG2C_doc pairs" in found["data"]
+    (tmp_path / "args.json").write_text(json.dumps({"factcg": None, "factcg_share": 0.25}))
+    assert "factcg" not in training(tmp_path, args)["mix"]
