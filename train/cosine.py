@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
-import json
 import math
 import tempfile
 from collections.abc import Callable, Sequence
@@ -28,7 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from bench.common import DATA_DIR, FILES, RESULTS
+from bench.common import DATA_DIR, FILES, RESULTS, write_results
 from bench.metrics import detection, roc_auc
 from bench.splits import Half, fold_of
 from bench.verifier import sample
@@ -148,7 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--half", choices=["train", "held"], default="train")
     parser.add_argument("--per-label", type=int, default=75)
     parser.add_argument("--data-dir", type=Path, default=DATA_DIR)
-    parser.add_argument("--out", help="file stem under bench/results for the JSON and Markdown")
+    parser.add_argument(
+        "--out", type=Path, help="stem of the JSON and Markdown (default: bench/results/cosine-probe-...)"
+    )
     args = parser.parse_args(argv)
     half: Half = args.half
     if args.folds:
@@ -164,9 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     through = ", ".join(map(str, args.folds)) if args.folds else str(args.model)
     title = f"# Embedding cosine probe ({dt.date.today()}): {half} halves through {through}"
     print(table(report, title))
-    if args.out:
-        (RESULTS / f"{args.out}.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-        (RESULTS / f"{args.out}.md").write_text(table(report, title) + "\n", encoding="utf-8")
+    write_results(
+        args.out or RESULTS / f"cosine-probe-{dt.date.today()}-{half}-half", report, table(report, title) + "\n"
+    )
     return 0
 
 
