@@ -112,6 +112,17 @@ def test_evidence_found_in_the_last_window_of_a_long_context() -> None:
     assert verdict.evidence is not None and verdict.evidence.context_index == 1 and verdict.evidence.start == 0
 
 
+def test_a_claim_longer_than_the_verifiers_input_is_cut_not_an_error() -> None:
+    claim = "The Tesla Model 3 is an electric sedan built in Fremont, " + "which is in California, " * 60 + "USA."
+    result = create_faithfulness_scorer("local", context=CONTEXT).run(output=claim)
+    (verdict,) = result.analyze_step_result.verdicts
+    assert verdict.verdict in ("yes", "no", "unsure") and verdict.probabilities
+    assert "did not fit the verifier's input" in (result.reason or "")
+    backend = Judge("local").backend()
+    (scores,) = backend.classify_now([(CONTEXT[0], claim)])
+    assert scores.truncated and scores.tokens <= backend.model.max_tokens
+
+
 def test_empty_output_and_missing_context_make_no_model_call() -> None:
     scorer = create_faithfulness_scorer("local")
     assert scorer.run(output="   ", context=CONTEXT).usage == {}

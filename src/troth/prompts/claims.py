@@ -236,5 +236,7 @@ PAIR_VERDICT_REASON = {
     "unsure": "The verifier found no part of the context that supports or contradicts this claim.",
 }
 PAIR_ABSENT_NOTE = "Not found anywhere in the context: {words}."
-TRUNCATED_WINDOW_NOTE = "Note: some context windows did not fit the verifier's input and their ends were not read."
+TRUNCATED_WINDOW_NOTE = (
+    "Note: some context windows or claims did not fit the verifier's input and their ends were not read."
+)
 CASCADE_NOTE = "{n} of {total} claims were uncertain for the offline verifier and were judged by {judge}."

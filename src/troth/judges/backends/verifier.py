@@ -102,7 +102,9 @@ def load_session(model: VerifierModel) -> tuple[Any, Any]:
                 tokenizer = tokenizers.Tokenizer.from_file(str(model.path / "tokenizer.json"))
             except Exception as exc:  # onnxruntime and tokenizers raise their own types
                 raise ModelLoadError(f"cannot load the verifier at {model.path}: {exc}; reinstall: {INSTALL}") from exc
-            tokenizer.enable_truncation(max_length=model.max_tokens, strategy="only_first")
+            # as in training: the longer of window and claim is cut first, so a claim longer than
+            # the input is cut too (truncating the window alone cannot make room for it)
+            tokenizer.enable_truncation(max_length=model.max_tokens, strategy="longest_first")
             tokenizer.no_padding()  # one pair at a time: padding would enter the int8 activations' scale
             _sessions[model.path] = (session, tokenizer)
         return _sessions[model.path]
