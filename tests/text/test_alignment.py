@@ -117,3 +117,10 @@ def test_an_alignment_names_the_claims_words_found_nowhere_in_the_context() -> N
     found = align("Later, in 2007 Tom Rask of Oslo joined as chief violinist of the orchestra.", CONTEXT)
     assert found.absent_names_numbers == ("2007", "Oslo")
     assert found.absent_words == ("Later", "violinist", "orchestra")  # "Later" starts the sentence: no name
+
+
+def test_in_a_list_of_like_sentences_a_claim_aligns_with_its_own() -> None:
+    context = [" ".join(f"Item {i} costs {i * 3} dollars." for i in range(8))]
+    own = align("Item 5 costs 15 dollars.", context)
+    assert own.window == "Item 5 costs 15 dollars." and not own.swapped
+    assert align("Item 5 costs 12 dollars.", context).swapped  # 12 is item 4's price

@@ -208,14 +208,18 @@ class ContextAlignment:
 
     def align(self, claim: str) -> Alignment:
         """The claim's best-aligned window (the highest coverage of the claim's words other than
-        its numbers and names, the shorter on a tie) and its signs."""
+        its numbers and names; on a tie, the fewer sentences, the higher coverage of all its words,
+        the shorter) and its signs."""
         claim_terms, claim_names = set(terms(claim)), names(claim)
         # aligned on the claim's other words: a swapped-in number or name must not pull in its sentence
         bare = _NUMBER.sub(" ", claim)
         for name in claim_names:
             bare = bare.replace(name, " ")
         anchors = set(terms(bare)) or claim_terms
-        index = max(range(len(self.windows)), key=lambda i: (_share(anchors, self._terms[i]), -len(self.windows[i])))
+        # on a tie, the fewer sentences, then the window holding more of the claim's numbers and
+        # names (in a list of like sentences, "Item 4 costs 4 dollars. Item 5 costs 5 dollars.",
+        # the claim's own), then the shorter
+        index = max(range(len(self.windows)), key=lambda i: self._rank(i, anchors, claim_terms))
         best, covered = self.windows[index], _share(claim_terms, self._terms[index])
         span = self.runs[index]
         anywhere = self.absent(claim)
@@ -230,6 +234,10 @@ class ContextAlignment:
             n for n in displaced_names(claim, best) if n.lower() not in window_lower and n.lower() in self._lower
         )
         return Alignment(best, covered, tuple(swapped_numbers), tuple(swapped_names), mismatch, span, *anywhere)
+
+    def _rank(self, index: int, anchors: set[str], claim_terms: set[str]) -> tuple[float, int, float, int]:
+        found = self._terms[index]
+        return _share(anchors, found), -self.runs[index][1], _share(claim_terms, found), -len(self.windows[index])
 
     def absent(self, claim: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The claim's content words that the context holds nowhere: its numbers and names (a
