@@ -123,6 +123,14 @@ def test_a_claim_longer_than_the_verifiers_input_is_cut_not_an_error() -> None:
     assert scores.truncated and scores.tokens <= backend.model.max_tokens
 
 
+def test_a_listed_answer_is_a_claim_per_item_and_its_markers_are_none() -> None:
+    output = "Here is what the context says:\n1. Deliveries began in July 2017.\n2. It is built in Fremont and Berlin."
+    result = create_faithfulness_scorer("local", context=CONTEXT).run(output=output)
+    claims = [v.claim for v in result.analyze_step_result.verdicts]
+    assert claims == ["Deliveries began in July 2017.", "It is built in Fremont and Berlin."]
+    assert [v.verdict for v in result.analyze_step_result.verdicts][0] == "yes" and result.score == 0.5
+
+
 def test_empty_output_and_missing_context_make_no_model_call() -> None:
     scorer = create_faithfulness_scorer("local")
     assert scorer.run(output="   ", context=CONTEXT).usage == {}

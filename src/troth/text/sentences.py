@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from troth.text.markup import prose_segments
+
 _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "vs", "etc", "e.g", "i.e", "inc", "ltd", "jr", "sr", "no"}
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9\u00C0-\u024F])")
 
@@ -62,12 +64,13 @@ def _starts_clause(words: list[str]) -> bool:
 
 
 def split_claims(text: str) -> list[str]:
-    """Claims without a model: each sentence, with coordinated clauses ("X is a sedan, and
-    deliveries began in July") split into claims of their own. A part is split off only when
-    both sides are clauses (three words or more with a verb; on the right, among its first four
-    words or after a subject pronoun)."""
+    """Claims without a model: each sentence of the answer's prose (:mod:`troth.text.markup`:
+    list items, lines and HTML blocks apart, code, headings and markers left out), with
+    coordinated clauses ("X is a sedan, and deliveries began in July") split into claims of their
+    own. A part is split off only when both sides are clauses (three words or more with a verb;
+    on the right, among its first four words or after a subject pronoun)."""
     claims: list[str] = []
-    for sentence in split_sentences(text):
+    for sentence in (s for segment in prose_segments(text) for s in split_sentences(segment)):
         joints = list(_JOINT.finditer(sentence))
         start = 0
         for k, joint in enumerate(joints):

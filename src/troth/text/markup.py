@@ -1,0 +1,49 @@
+"""An answer's prose, out of the markup LLMs write it in: the segments a model-free claim
+extractor splits into sentences.
+
+- Fenced code blocks are dropped: code states no fact of the context.
+- HTML block tags (``<p>``, ``<li>``, ``<br>``, ...) end a segment; other tags are dropped.
+- A line ends a segment where the next one starts a list item, or where it ends a sentence
+  (``.``, ``!``, ``?``, ``:`` or ``;``), or before a blank line; a hard-wrapped sentence stays whole.
+- List markers (``-``, ``*``, ``•``, ``1.``, ``2)``) and bold or underline marks (``**``, ``__``)
+  are removed.
+- Not claims, and dropped: Markdown headings (``# Results``), a lead-in ending with a colon
+  ("Here is what the report says:"), and a segment without a letter.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FENCE = re.compile(r"^\s*(```|~~~).*?(^\s*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
+_BLOCK_TAG = re.compile(r"</?(?:p|br|li|ul|ol|div|h[1-6]|tr|td|th|table|blockquote|section)\b[^>]*>", re.IGNORECASE)
+_TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*\b[^<>]*>")
+_ITEM = re.compile(r"^\s*(?:[-*•+–]|\d{1,3}[.)])\s+")
+_HEADING = re.compile(r"^\s*#{1,6}\s+")
+_EMPHASIS = re.compile(r"\*\*|__")
+_ENDS = (".", "!", "?", ":", ";")
+
+
+def _lines(text: str) -> list[str]:
+    """``text``'s lines, code blocks dropped and HTML blocks on lines of their own."""
+    text = _FENCE.sub("\n", text)
+    text = _TAG.sub("", _BLOCK_TAG.sub("\n", text))
+    return text.split("\n")
+
+
+def prose_segments(text: str) -> list[str]:
+    """The segments of ``text`` (see the module's note), markers removed, blanks collapsed."""
+    segments: list[str] = []
+    current: list[str] = []
+    for line in _lines(text):
+        heading, item = _HEADING.match(line) is not None, _ITEM.match(line) is not None
+        if current and (heading or item or not line.strip() or current[-1].endswith(_ENDS)):
+            segments.append(" ".join(current))
+            current = []
+        bare = _EMPHASIS.sub("", _ITEM.sub("", line)).strip()
+        if bare and not heading:
+            current.append(bare)
+    if current:
+        segments.append(" ".join(current))
+    found = [" ".join(s.split()) for s in segments]
+    return [s for s in found if any(c.isalpha() for c in s) and not s.endswith(":")]
