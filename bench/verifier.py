@@ -117,7 +117,7 @@ def card_copy(model: str, folder: Path, overrides: dict[str, Any]) -> str:
     window of a long context; ``second_look``)."""
     source = Judge(model).backend()
     if not isinstance(source, VerifierBackend):
-        raise SystemExit("--scan-windows and --second-look need a verifier model")
+        raise SystemExit("--scan-windows, --aligned-window and --second-look need a verifier model")
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("model.onnx", "tokenizer.json"):
         (folder / name).symlink_to(source.model.path / name)
@@ -190,6 +190,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="4 items per label, two files")
     parser.add_argument("--scan-windows", action="store_true", help="check every window of long contexts too")
     parser.add_argument(
+        "--aligned-window", action="store_true", help="read every claim against its best-aligned sentences too"
+    )
+    parser.add_argument(
         "--second-look",
         action=argparse.BooleanOptionalAction,
         help="a contradicted claim checked again against its aligned sentences (default: as the card says)",
@@ -206,6 +209,9 @@ def main(argv: list[str] | None = None) -> int:
         args.per_label, args.files = 4, args.files[:2]
     if args.scan_windows:
         args.model = card_copy(args.model, Path(tempfile.mkdtemp()) / "scan", {"scan_windows": True, "name": "scan"})
+    if args.aligned_window:
+        aligned = {"aligned_window": True, "name": "aligned"}
+        args.model = card_copy(args.model, Path(tempfile.mkdtemp()) / "aligned", aligned)
     if args.second_look is not None:
         look = {"second_look": args.second_look, "name": f"look-{args.second_look}"}
         args.model = card_copy(args.model, Path(tempfile.mkdtemp()) / "look", look)
@@ -221,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     suffix = (
         ("-quick" if args.quick else "")
         + ("-scan" if args.scan_windows else "")
+        + ("-aligned-window" if args.aligned_window else "")
         + ({True: "-second-look", False: "-no-second-look", None: ""}[args.second_look])
         + ("-train-half" if args.half == "train" else "")
     )

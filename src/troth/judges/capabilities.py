@@ -39,7 +39,8 @@ class Capabilities:
     context's every window besides the claim's best-matching sentences; ``second_look``: a claim
     found contradicted, or whose aligned sentences show a changed fact, is classified again with
     its best-aligned run of 1–3 sentences as one window more
-    (:func:`troth.judges.plans.pairs.second_look`); ``claim_head``: a pair classifier's
+    (:func:`troth.judges.plans.pairs.second_look`); ``aligned_window``: every claim gets that
+    second look, its best-aligned run read as one window more; ``claim_head``: a pair classifier's
     P(supported) of a claim is stacked with its alignment in the context by this head (see
     :mod:`troth.judges.plans.stack`); ``prices``: what a call costs (``FREE`` for an in-process
     model; None: the model's list price, see :mod:`troth.prices`).
@@ -57,5 +58,6 @@ class Capabilities:
     uncertain_band: tuple[float, float] | None = None
     scan_windows: bool = False
     second_look: bool = False
+    aligned_window: bool = False
     claim_head: ClaimHead | None = None
     prices: Prices | None = None

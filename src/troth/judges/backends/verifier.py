@@ -154,6 +154,7 @@ class VerifierBackend(BackendBase):
             uncertain_band=tuple(model.card["uncertain_band"]) if model.card.get("uncertain_band") else None,
             scan_windows=bool(model.card.get("scan_windows", False)),
             second_look=bool(model.card.get("second_look", False)),
+            aligned_window=bool(model.card.get("aligned_window", False)),
             claim_head=claim_head(model.card),
         )
 

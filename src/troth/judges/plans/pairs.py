@@ -134,10 +134,11 @@ async def classify_claims(ctx: StepContext, context: list[str], claims: list[str
     backend's claim head when it declares one (with the substitute gain, when the head weighs it:
     the claim and its substitutes against its aligned run, in the same request); with
     ``second_look``, a claim found contradicted or showing a changed fact is looked at again
-    (:func:`second_look`)."""
+    (:func:`second_look`); with ``aligned_window``, every claim is."""
     capabilities = ctx.judge.capabilities if ctx.judge else None
     head = capabilities.claim_head if capabilities else None
-    look = capabilities.second_look if capabilities else False
+    every = capabilities.aligned_window if capabilities else False
+    look = (capabilities.second_look if capabilities else False) or every
     scan = capabilities.scan_windows if capabilities else False
     found = pair_windows(context, claims, scan, aligned=head is not None or look)
     pairs = [(window_text(w), claim) for claim, ws in zip(claims, found.windows, strict=True) for w in ws]
@@ -154,7 +155,8 @@ async def classify_claims(ctx: StepContext, context: list[str], claims: list[str
     if capabilities is None or not look:
         return scored
     known = {i: contrasted[span.start] for i, span in enumerate(spans) if span}
-    return await second_look(ctx, scored, found, head, capabilities.yes_threshold, gains, known)
+    threshold = None if every else capabilities.yes_threshold
+    return await second_look(ctx, scored, found, head, threshold, gains, known)
 
 
 async def classify_once(ctx: StepContext, pairs: list[tuple[str, str]]) -> list[PairScores]:
@@ -170,7 +172,7 @@ async def second_look(
     scored: list[Scored],
     found: ClaimWindows,
     head: ClaimHead | None,
-    threshold: float,
+    threshold: float | None,
     gains: list[float],
     known: dict[int, PairScores],
 ) -> list[Scored]:
@@ -179,7 +181,8 @@ async def second_look(
     window more (``known``: the runs' scores already classified, by claim index). In a long window
     the classifier may read a contradiction into what the sentence stating the claim supports
     ("built in Fremont and Shanghai" against a whole description of the car), and miss one that
-    the sentence alone makes plain."""
+    the sentence alone makes plain. With ``threshold`` None, every claim with an aligned run not
+    among its windows is looked at again."""
     again = [i for i, s in enumerate(scored) if _looked_again(s, found.alignments[i], threshold, found.runs[i])]
     asked = [i for i in again if i not in known]
     scores = await ctx.classify([(window_text(found.runs[i]), scored[i].claim) for i in asked]) if asked else []
@@ -192,9 +195,11 @@ async def second_look(
     return out
 
 
-def _looked_again(scored: Scored, alignment: Alignment, threshold: float, run: list[Sentence]) -> bool:
+def _looked_again(scored: Scored, alignment: Alignment, threshold: float | None, run: list[Sentence]) -> bool:
+    if not run or run in scored.windows:
+        return False
     changed = alignment.swapped or alignment.negation_mismatch
-    return bool(run) and run not in scored.windows and (changed or decide(scored, threshold) == "no")
+    return threshold is None or changed or decide(scored, threshold) == "no"
 
 
 class PairVerdicts:
