@@ -125,6 +125,20 @@ def card_copy(model: str, folder: Path, overrides: dict[str, Any]) -> str:
     return f"local/{folder}"
 
 
+def with_card_options(args: argparse.Namespace) -> str:
+    """``args.model``, or a copy of it whose card turns on what --scan-windows, --aligned-window
+    and --second-look ask for."""
+    model: str = args.model
+    if args.scan_windows:
+        model = card_copy(model, Path(tempfile.mkdtemp()) / "scan", {"scan_windows": True, "name": "scan"})
+    if args.aligned_window:
+        model = card_copy(model, Path(tempfile.mkdtemp()) / "aligned", {"aligned_window": True, "name": "aligned"})
+    if args.second_look is not None:
+        look = {"second_look": args.second_look, "name": f"look-{args.second_look}"}
+        model = card_copy(model, Path(tempfile.mkdtemp()) / "look", look)
+    return model
+
+
 def cold_start(model: str) -> float:
     """Seconds for a fresh interpreter to import troth, load the verifier and score the example."""
     code = (
@@ -207,14 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.per_label, args.files = 4, args.files[:2]
-    if args.scan_windows:
-        args.model = card_copy(args.model, Path(tempfile.mkdtemp()) / "scan", {"scan_windows": True, "name": "scan"})
-    if args.aligned_window:
-        aligned = {"aligned_window": True, "name": "aligned"}
-        args.model = card_copy(args.model, Path(tempfile.mkdtemp()) / "aligned", aligned)
-    if args.second_look is not None:
-        look = {"second_look": args.second_look, "name": f"look-{args.second_look}"}
-        args.model = card_copy(args.model, Path(tempfile.mkdtemp()) / "look", look)
+    args.model = with_card_options(args)
     report: dict[str, Any] = {
         "model": Judge(args.model).backend().model_id,
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),

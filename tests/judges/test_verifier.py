@@ -128,7 +128,8 @@ def test_a_listed_answer_is_a_claim_per_item_and_its_markers_are_none() -> None:
     result = create_faithfulness_scorer("local", context=CONTEXT).run(output=output)
     claims = [v.claim for v in result.analyze_step_result.verdicts]
     assert claims == ["Deliveries began in July 2017.", "It is built in Fremont and Berlin."]
-    assert [v.verdict for v in result.analyze_step_result.verdicts][0] == "yes" and result.score == 0.5
+    verdicts = [v.verdict for v in result.analyze_step_result.verdicts]
+    assert verdicts[0] == "yes" and verdicts[1] != "yes" and result.score == 0.5
 
 
 def test_empty_output_and_missing_context_make_no_model_call() -> None:
