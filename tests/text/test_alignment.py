@@ -3,7 +3,7 @@ claim's aligned window; a paraphrase is not."""
 
 from __future__ import annotations
 
-from troth.text.alignment import align, names, negated_terms, numbers, windows
+from troth.text.alignment import align, names, negated_terms, number_scales, numbers, windows
 
 CONTEXT = [
     "Anna Berg founded the company in 1998 with 12 staff. It lost 4-2 to the rival bid in 2001.",
@@ -124,3 +124,15 @@ def test_in_a_list_of_like_sentences_a_claim_aligns_with_its_own() -> None:
     own = align("Item 5 costs 15 dollars.", context)
     assert own.window == "Item 5 costs 15 dollars." and not own.swapped
     assert align("Item 5 costs 12 dollars.", context).swapped  # 12 is item 4's price
+
+
+def test_a_number_given_another_scale_is_flagged_and_a_written_out_percent_is_not() -> None:
+    context = ["Acme Corp reported revenue of $5.2 billion in 2023, up 8% from 2022. Its CEO is Jane Doe."]
+    assert align("Acme reported revenue of $5.2 million in 2023.", context).swapped_numbers == ("5.2",)
+    assert not align("Acme reported revenue of $5.2 billion in 2023.", context).swapped
+    assert not align("Acme's revenue was up 8 percent in 2023.", context).swapped
+    assert number_scales("4bn, 3 per cent and 2,000 thousand") == {
+        "4": {"billion"},
+        "3": {"percent"},
+        "2000": {"thousand"},
+    }

@@ -4,6 +4,8 @@ an edited fact there.
 - A swapped number: one the aligned window lacks while the rest of the context has it and the
   window holds another ("lost 4-5" where the window says 4-2 and a 5 appears elsewhere), or one
   whose leading word leads only other numbers in the window ("fell 5%" where it says "fell 3%").
+- A rescaled number: one the window writes with another scale word ("$5.2 million" where it
+  says "$5.2 billion").
 - A swapped name: one the window lacks while the rest of the context has it, with a word beside
   it in the claim that sits beside another name in the window ("Tom Rask founded" where the window
   says "Anna Berg founded"); a true detail brought in from another sentence has no such neighbour.
@@ -113,6 +115,28 @@ def displaced_numbers(claim: str, window: str) -> set[str]:
             if led and number not in led:
                 displaced.add(number)
     return displaced
+
+
+_SCALE = re.compile(
+    r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s*(thousand|million|billion|trillion|bn|%|percent|per cent)(?!\w)", re.IGNORECASE
+)
+_SCALE_NAMES = {"bn": "billion", "%": "percent", "per cent": "percent"}
+
+
+def number_scales(text: str) -> dict[str, set[str]]:
+    """Each number of ``text`` written with a scale word, and its scales ("5.2 billion": billion;
+    "8%" and "8 percent": percent)."""
+    scales: dict[str, set[str]] = {}
+    for number, scale in _SCALE.findall(joined(text)):
+        scales.setdefault(number.replace(",", ""), set()).add(_SCALE_NAMES.get(scale.lower(), scale.lower()))
+    return scales
+
+
+def rescaled_numbers(claim: str, window: str) -> set[str]:
+    """Numbers of the claim whose scale the window gives them only otherwise ("$5.2 million"
+    where the window says "$5.2 billion")."""
+    ours, theirs = number_scales(claim), number_scales(window)
+    return {n for n, scales in ours.items() if n in theirs and not scales & theirs[n]}
 
 
 def _neighbours(text: str, found: set[str]) -> dict[str, set[str]]:
@@ -228,7 +252,8 @@ class ContextAlignment:
             return Alignment(best, covered, (), (), mismatch, span, *anywhere)
         claim_numbers, window_numbers = numbers(claim), numbers(best)
         absent = {n for n in claim_numbers if n not in window_numbers and n in self._numbers}
-        swapped_numbers = sorted((absent if window_numbers - claim_numbers else set()) | displaced_numbers(claim, best))
+        moved = displaced_numbers(claim, best) | rescaled_numbers(claim, best)
+        swapped_numbers = sorted((absent if window_numbers - claim_numbers else set()) | moved)
         window_lower = best.lower()
         swapped_names = sorted(
             n for n in displaced_names(claim, best) if n.lower() not in window_lower and n.lower() in self._lower
