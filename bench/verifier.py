@@ -113,14 +113,14 @@ def summarise(items: list[dict[str, Any]], wall: float | None, first: str | None
 
 
 def card_copy(model: str, folder: Path, overrides: dict[str, Any]) -> str:
-    """A copy of the verifier ``model`` whose card has ``overrides`` (``scan_windows``: every
-    window of a long context; ``second_look``)."""
+    """A copy of the verifier ``model`` (its files linked) whose card has ``overrides``
+    (``scan_windows``: every window of a long context; ``aligned_window``; ``second_look``)."""
     source = Judge(model).backend()
     if not isinstance(source, VerifierBackend):
         raise SystemExit("--scan-windows, --aligned-window and --second-look need a verifier model")
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("model.onnx", "tokenizer.json"):
-        (folder / name).symlink_to(source.model.path / name)
+        (folder / name).symlink_to((source.model.path / name).resolve())
     (folder / "card.json").write_text(json.dumps(source.model.card | overrides))
     return f"local/{folder}"
 

@@ -19,56 +19,67 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bench.common import DATA_DIR, FILES
 from bench.metrics import roc_auc
 from bench.splits import fold_of
-from bench.verifier import sample
+from bench.verifier import card_copy, sample
 from train.stack import check_folds
 from troth import Judge, create_faithfulness_scorer
 from troth.judges.backends.verifier import find_verifier
 from troth.judges.plans.stack import FEATURES, absent_counts
-from troth.text.alignment import ContextAlignment
+from troth.text.alignment import Alignment, ContextAlignment
+from troth.text.overlap import log_odds
 
 NAMES = FEATURES.index("absent_names_numbers")
 WORDS = FEATURES.index("absent_words")
 NAME_GRID = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
 WORD_GRID = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5)
+T = TypeVar("T")
 Claim = tuple[float, int, int]
 """A claim's log-odds of support through the head without these counts, and the two counts."""
 
 
 def with_head(fold: Path, head: dict[str, Any], into: Path) -> Path:
     """A copy of the fold's verifier (its files linked) whose card carries ``head``."""
-    into.mkdir(parents=True)
-    for name in ("model.onnx", "tokenizer.json"):
-        (into / name).symlink_to(fold.resolve() / name)
-    card = find_verifier(str(fold)).card | {"stack": head}
-    (into / "card.json").write_text(json.dumps(card), encoding="utf-8")
+    card_copy(f"local/{fold}", into, {"stack": head})
     return into
 
 
-async def scored(rows: list[dict[str, Any]], folders: Sequence[Path]) -> list[list[Claim]]:
-    """Each answer's claims, each through the verifier of ``folders`` that left its fold out."""
+async def claim_readings(
+    rows: list[dict[str, Any]], folders: Sequence[Path], read: Callable[[float, str, Alignment], T]
+) -> list[list[T]]:
+    """Each answer's claims, each through the verifier of ``folders`` that left its fold out, as
+    ``read(z, claim, alignment)``: z the claim's log-odds of support (P kept within [1e-4, 1 - 1e-4]),
+    its alignment in the answer's context."""
     judges = [Judge(f"local/{folder}") for folder in folders]
     out = []
     for row in rows:
         scorer = create_faithfulness_scorer(judges[fold_of(row, len(folders))], reason="template")
         result = await scorer.arun(output=row["output"], context=row["context"])
         aligned = ContextAlignment(row["context"])
-        claims = []
-        for verdict in result.verdicts:
-            p = min(max(verdict.p_supported if verdict.p_supported is not None else 1.0, 1e-4), 1 - 1e-4)
-            claims.append((math.log(p / (1 - p)), *absent_counts(aligned.align(verdict.claim))))
-        out.append(claims)
+        out.append(
+            [
+                read(log_odds(1.0 if v.p_supported is None else v.p_supported, 1e-4), v.claim, aligned.align(v.claim))
+                for v in result.verdicts
+            ]
+        )
     for judge in judges:
         await judge.aclose()
     return out
+
+
+def _counted(z: float, claim: str, alignment: Alignment) -> Claim:
+    return (z, *absent_counts(alignment))
+
+
+async def scored(rows: list[dict[str, Any]], folders: Sequence[Path]) -> list[list[Claim]]:
+    """Each answer's claims as (z, absent numbers and names, absent words past the first)."""
+    return await claim_readings(rows, folders, _counted)
 
 
 def mean_auc(files: dict[str, tuple[list[int], list[list[Claim]]]], names: float, words: float) -> float:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
-import math
 import tempfile
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -31,11 +30,11 @@ from bench.common import DATA_DIR, FILES, RESULTS, write_results
 from bench.metrics import detection, roc_auc
 from bench.splits import Half, fold_of
 from bench.verifier import sample
-from train.absent import with_head
+from train.absent import claim_readings, with_head
 from train.stack import check_folds
-from troth import Judge, create_faithfulness_scorer
 from troth.judges.backends.verifier import find_verifier
-from troth.text.alignment import ContextAlignment
+from troth.text.alignment import Alignment
+from troth.text.overlap import log_odds
 
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "troth" / "models" / "verifier-minilm"
 GRID = [(w, c) for w in (4.0, 6.0, 8.0, 10.0, 14.0) for c in (0.5, 0.6, 0.7, 0.8)]
@@ -64,30 +63,18 @@ class Embedder:
             return float(pooled[0] @ pooled[1])
 
 
-def log_odds(p: float) -> float:
-    p = min(max(p, 1e-4), 1 - 1e-4)
-    return math.log(p / (1 - p))
-
-
 async def answers(rows: list[dict[str, Any]], folders: Sequence[Path], embedder: Embedder) -> list[Answer]:
     """Each answer's claims as (z, cos), each through the verifier of ``folders`` for its fold."""
-    judges = [Judge(f"local/{folder}") for folder in folders]
-    thresholds = [log_odds(float(find_verifier(str(folder)).card["yes_threshold"])) for folder in folders]
-    out = []
-    for row in rows:
-        k = fold_of(row, len(folders))
-        result = await create_faithfulness_scorer(judges[k], reason="template").arun(
-            output=row["output"], context=row["context"]
-        )
-        aligned = ContextAlignment(row["context"])
-        claims = []
-        for verdict in result.verdicts:
-            p = verdict.p_supported if verdict.p_supported is not None else 1.0
-            claims.append((log_odds(p), embedder.cosine(verdict.claim, aligned.align(verdict.claim).window)))
-        out.append({"label": row["label"], "threshold": thresholds[k], "claims": claims})
-    for judge in judges:
-        await judge.aclose()
-    return out
+    thresholds = [log_odds(float(find_verifier(str(folder)).card["yes_threshold"]), 1e-4) for folder in folders]
+
+    def read(z: float, claim: str, alignment: Alignment) -> tuple[float, float]:
+        return z, embedder.cosine(claim, alignment.window)
+
+    found = await claim_readings(rows, folders, read)
+    return [
+        {"label": row["label"], "threshold": thresholds[fold_of(row, len(folders))], "claims": claims}
+        for row, claims in zip(rows, found, strict=True)
+    ]
 
 
 Gain = Callable[[float], float]

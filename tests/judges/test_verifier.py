@@ -208,19 +208,18 @@ def test_uncertain_band_is_checked() -> None:
         Judge("local", uncertain_band=(0.8, 0.2))
 
 
-def test_aligned_window_reads_every_claim_against_its_own_sentences_too(copied: Path) -> None:
+def test_aligned_window_reads_every_claim_against_its_own_sentences_too(tmp_path: Path) -> None:
     context = [
         "Paris is the capital of France. The city has about 2.1 million residents.",
         "The Eiffel Tower, in Paris, was completed in 1889 for the World's Fair. It is 330 metres tall.",
         "Acme Corp reported revenue of $5.2 billion in 2023, up 8% from 2022. Its CEO is Jane Doe.",
     ]
     claim = "Acme's revenue grew 8% in 2023 to $5.2 billion."
-    card = json.loads((copied / "card.json").read_text())
-    (copied / "card.json").write_text(json.dumps(card | {"aligned_window": True}))
+    aligned = card_copy(tmp_path, aligned_window=True)
     whole = create_faithfulness_scorer("local", context=context).run(output=claim)
-    both = create_faithfulness_scorer(f"local/{copied}", context=context).run(output=claim)
+    both = create_faithfulness_scorer(aligned, context=context).run(output=claim)
     assert whole.analyze_step_result.verdicts[0].verdict != "yes"  # the three documents as one window
     verdict = both.analyze_step_result.verdicts[0]
     assert verdict.verdict == "yes" and verdict.evidence is not None
     assert verdict.evidence.quote.startswith("Acme Corp reported revenue")
-    assert Judge(f"local/{copied}").capabilities.aligned_window and not Judge("local").capabilities.aligned_window
+    assert Judge(aligned).capabilities.aligned_window and not Judge("local").capabilities.aligned_window

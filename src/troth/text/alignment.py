@@ -31,7 +31,8 @@ MAX_SENTENCES = 3
 ALIGNED = 0.6
 """The share of the claim's other words a window must hold for its signs to count: a claim pieced
 together from far parts of a context aligns with no window, and its swaps would be noise."""
-_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?=(?:st|nd|rd|th)?(?!\w))")
+_DIGITS = r"(?<![\w.,])\d+(?:[.,]\d+)*"
+_NUMBER = re.compile(_DIGITS + r"(?=(?:st|nd|rd|th)?(?!\w))")
 _SPLIT_THOUSANDS = re.compile(r"(\d), (\d{3})\b")
 _SPLIT_DECIMAL = re.compile(r"(\d)\. (\d)\b")
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
@@ -117,9 +118,7 @@ def displaced_numbers(claim: str, window: str) -> set[str]:
     return displaced
 
 
-_SCALE = re.compile(
-    r"(?<![\w.,])(\d+(?:[.,]\d+)*)\s*(thousand|million|billion|trillion|bn|%|percent|per cent)(?!\w)", re.IGNORECASE
-)
+_SCALE = re.compile(rf"({_DIGITS})\s*(thousand|million|billion|trillion|bn|%|percent|per cent)(?!\w)", re.IGNORECASE)
 _SCALE_NAMES = {"bn": "billion", "%": "percent", "per cent": "percent"}
 
 

@@ -22,9 +22,9 @@ def _numbers(text: str) -> set[str]:
     return {n.replace(",", "") for n in _NUMBER.findall(text)}
 
 
-def log_odds(p: float) -> float:
-    """``log(p / (1 - p))``, with ``p`` kept within [1e-6, 1 - 1e-6]."""
-    p = min(max(p, 1e-6), 1 - 1e-6)
+def log_odds(p: float, floor: float = 1e-6) -> float:
+    """``log(p / (1 - p))``, with ``p`` kept within [floor, 1 - floor]."""
+    p = min(max(p, floor), 1 - floor)
     return math.log(p / (1 - p))
 
 
