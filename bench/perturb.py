@@ -10,7 +10,8 @@ faithful answers (label 1) get one edit each of every kind that applies:
 - changes of fact: a number swapped for another number of the same context, a capitalised name
   swapped for another name of the same context, a negation added (or removed);
 - edits that keep the meaning: two sentences in the other order, a word replaced by a synonym,
-  an intensifier dropped ("very", "also", ...).
+  an intensifier dropped ("very", "also", ...), a date or large number written the other way
+  ("7 May 2018" as "May 7, 2018", "1,500,000" as "1.5 million").
 
 For each kind: the share of edits that lower the score, counted over the originals the judge
 scored above 0 (a change of fact should, a kept meaning should not: a "false drop"), beside the
@@ -129,8 +130,45 @@ def drop_intensifier(output: str, context: str, rng: random.Random) -> str | Non
     return re.sub(rf"\b{rng.choice(found)} ", "", output, count=1)
 
 
+_MONTH = "(January|February|March|April|May|June|July|August|September|October|November|December)"
+_DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}}) {_MONTH},? (\d{{4}})\b")
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH} (\d{{1,2}}),? (\d{{4}})\b")
+_MILLIONS = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3}){2,})(?![\w,]|\.\d)|(?<![\w.,])(\d+(?:\.\d+)?) (million|billion)\b"
+)
+
+
+def rewrite_number(output: str, context: str, rng: random.Random) -> str | None:
+    """One date or large number written the other way: "7 May 2018" and "May 7, 2018";
+    "1,500,000" and "1.5 million"."""
+    found = [
+        *((m, f"{m.group(2)} {m.group(1)}, {m.group(3)}") for m in _DAY_MONTH_YEAR.finditer(output)),
+        *((m, f"{m.group(2)} {m.group(1)} {m.group(3)}") for m in _MONTH_DAY_YEAR.finditer(output)),
+        *((m, _other_writing(m)) for m in _MILLIONS.finditer(output)),
+    ]
+    if not found:
+        return None
+    match, rewritten = rng.choice(found)
+    return output[: match.start()] + rewritten + output[match.end() :]
+
+
+def _other_writing(match: re.Match[str]) -> str:
+    """ "1,500,000" as "1.5 million"; "1.5 million" as "1,500,000"."""
+    if match.group(1):
+        digits = int(match.group(1).replace(",", ""))
+        scale, word = (10**9, "billion") if digits >= 10**9 else (10**6, "million")
+        return f"{digits / scale:g} {word}"
+    power = 6 if match.group(3) == "million" else 9
+    return f"{round(float(match.group(2)) * 10**power):,}"
+
+
 FACT_EDITS: dict[str, Edit] = {"number swap": swap_number, "name swap": swap_name, "negation": negate}
-KEPT_EDITS: dict[str, Edit] = {"reordered": reorder, "synonym": synonym, "intensifier dropped": drop_intensifier}
+KEPT_EDITS: dict[str, Edit] = {
+    "reordered": reorder,
+    "synonym": synonym,
+    "intensifier dropped": drop_intensifier,
+    "number rewritten": rewrite_number,
+}
 
 
 def edits_that_apply(

@@ -10,7 +10,18 @@ from pathlib import Path
 import pytest
 
 from bench.common import DATA_DIR
-from bench.perturb import drop_intensifier, drops, edits_of, main, negate, reorder, swap_name, swap_number, synonym
+from bench.perturb import (
+    drop_intensifier,
+    drops,
+    edits_of,
+    main,
+    negate,
+    reorder,
+    rewrite_number,
+    swap_name,
+    swap_number,
+    synonym,
+)
 
 CONTEXT = "Anna Berg founded the company in 1998 with 12 staff. In 2004 Tom Rask joined as chief engineer."
 RNG = random.Random(0)
@@ -27,6 +38,14 @@ def test_fact_edits_draw_from_the_same_context() -> None:
     assert negate("Tom Rask was the chief engineer.", CONTEXT, RNG) == "Tom Rask was not the chief engineer."
     assert negate("Tom Rask was not the founder.", CONTEXT, RNG) == "Tom Rask was the founder."
     assert negate("Tom Rask joined in 2004.", CONTEXT, RNG) is None
+
+
+def test_a_rewritten_number_or_date_keeps_its_value() -> None:
+    assert rewrite_number("She joined on 7 May 2018 in Oslo.", CONTEXT, RNG) == "She joined on May 7, 2018 in Oslo."
+    assert rewrite_number("She joined on May 7, 2018.", CONTEXT, RNG) == "She joined on 7 May 2018."
+    assert rewrite_number("Sales were 1,250,000,000.", CONTEXT, RNG) == "Sales were 1.25 billion."
+    assert rewrite_number("It cost 2.5 million dollars.", CONTEXT, RNG) == "It cost 2,500,000 dollars."
+    assert rewrite_number("It had 12 staff in 1998.", CONTEXT, RNG) is None
 
 
 def test_edits_that_keep_the_meaning() -> None:

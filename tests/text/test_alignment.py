@@ -3,7 +3,7 @@ claim's aligned window; a paraphrase is not."""
 
 from __future__ import annotations
 
-from troth.text.alignment import align, names, negated_terms, number_scales, numbers, windows
+from troth.text.alignment import ContextAlignment, align, names, negated_terms, number_scales, numbers, value, windows
 
 CONTEXT = [
     "Anna Berg founded the company in 1998 with 12 staff. It lost 4-2 to the rival bid in 2001.",
@@ -128,7 +128,7 @@ def test_in_a_list_of_like_sentences_a_claim_aligns_with_its_own() -> None:
 
 def test_a_number_given_another_scale_is_flagged_and_a_written_out_percent_is_not() -> None:
     context = ["Acme Corp reported revenue of $5.2 billion in 2023, up 8% from 2022. Its CEO is Jane Doe."]
-    assert align("Acme reported revenue of $5.2 million in 2023.", context).swapped_numbers == ("5.2",)
+    assert align("Acme reported revenue of $5.2 million in 2023.", context).swapped_numbers == ("5200000",)
     assert not align("Acme reported revenue of $5.2 billion in 2023.", context).swapped
     assert not align("Acme's revenue was up 8 percent in 2023.", context).swapped
     assert number_scales("4bn, 3 per cent and 2,000 thousand") == {
@@ -136,3 +136,31 @@ def test_a_number_given_another_scale_is_flagged_and_a_written_out_percent_is_no
         "3": {"percent"},
         "2000": {"thousand"},
     }
+
+
+def test_a_number_written_another_way_is_one_number() -> None:
+    assert value("1,500,000") == value("1.5", "million") == "1500000"
+    assert value("2", "bn") == "2000000000" and value("8", "percent") == "8"
+    context = ["Revenue reached 1,500,000 dollars in 2021, up from 900,000 in 2020."]
+    written = align("Revenue reached 1.5 million dollars in 2021.", context)
+    assert not written.swapped and written.absent_names_numbers == ()
+    assert align("Revenue reached 900,000 dollars in 2021.", context).swapped_numbers == ("900000",)
+    assert ContextAlignment(["It cost 2.5 million."]).absent("It cost 2.5 billion.")[0] == ("2.5",)
+
+
+def test_a_currency_abbreviation_is_its_scale_and_a_bare_m_is_not() -> None:
+    bid = ["Barcelona will make a £50 million bid for Paul Pogba."]
+    assert not align("Barcelona will make a £50m bid for Paul Pogba.", bid).swapped
+    assert ContextAlignment(bid).absent("Barcelona will make a £50m bid.") == ((), ())
+    assert align("Barcelona will make a £50bn bid for Paul Pogba.", bid).swapped_numbers == ("50000000000",)
+    assert value("85", "k") == "85000"
+    assert not align("Her salary was $85k a year.", ["Her salary was $85,000 a year."]).swapped
+    race = ["He won the 100m final in 9.58 seconds."]
+    assert align("He won the 100m final in 9.58 seconds.", race).absent_names_numbers == ()
+    assert align("He won the 100 metres final in 9.58 seconds.", race).swapped_numbers == ()
+
+
+def test_a_date_in_either_order_is_one_date_and_a_changed_day_is_swapped() -> None:
+    context = ["The company was founded on 7 May 2018 in Berlin. Its first office opened on 9 June 2018."]
+    assert not align("The company was founded on May 7, 2018.", context).swapped
+    assert align("The company was founded on May 9, 2018.", context).swapped_numbers == ("9",)

@@ -12,7 +12,10 @@ an edited fact there.
 - A negation mismatch: a word the claim negates that the window states plainly, or the reverse
   (read even where the claim aligns with no window: the negated word itself is what counts).
 
-A paraphrase keeps its numbers and names in the window and is flagged by none of them.
+A paraphrase keeps its numbers and names in the window and is flagged by none of them. Numbers
+are compared by value ("1.5 million" and "1,500,000" are one number) and a month or day leads
+none ("May 7, 2018" and "7 May 2018" are one date); units are not converted ("2.5 km" is not
+"2,500 metres").
 
 Read against the whole context, not the window: the claim's numbers and names, and its other
 content words, that the context holds nowhere (what a claim brings in from outside it).
@@ -24,6 +27,7 @@ import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
 from troth.text.windows import Sentence, context_sentences, terms
 
@@ -32,7 +36,7 @@ ALIGNED = 0.6
 """The share of the claim's other words a window must hold for its signs to count: a claim pieced
 together from far parts of a context aligns with no window, and its swaps would be noise."""
 _DIGITS = r"(?<![\w.,])\d+(?:[.,]\d+)*"
-_NUMBER = re.compile(_DIGITS + r"(?=(?:st|nd|rd|th)?(?!\w))")
+_NUMBER = re.compile(_DIGITS + r"(?=(?:st|nd|rd|th|bn|m|k)?(?!\w))", re.IGNORECASE)
 _SPLIT_THOUSANDS = re.compile(r"(\d), (\d{3})\b")
 _SPLIT_DECIMAL = re.compile(r"(\d)\. (\d)\b")
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
@@ -60,7 +64,7 @@ class Alignment:
 
     window: str
     coverage: float
-    swapped_numbers: tuple[str, ...]
+    swapped_numbers: tuple[str, ...]  # as their value (troth.text.alignment.value)
     swapped_names: tuple[str, ...]
     negation_mismatch: bool
     span: tuple[int, int] = (0, 0)  # the window's sentences: the first one's index, and how many
@@ -75,6 +79,43 @@ class Alignment:
 def numbers(text: str) -> set[str]:
     """The numbers of ``text``, thousands separators dropped ("20,000", "20, 000" and "20000" alike)."""
     return {n.replace(",", "") for n in _NUMBER.findall(joined(text))}
+
+
+_MULTIPLIERS = {"k": 3, "thousand": 3, "m": 6, "million": 6, "billion": 9, "bn": 9, "trillion": 12}
+_MULTIPLIED = re.compile(r"\s*(thousand|million|billion|bn|trillion|m|k)(?!\w)", re.IGNORECASE)
+_CURRENCY = re.compile(r"[$£€¥]\s*$")
+
+
+def value(number: str, scale: str = "") -> str:
+    """A number as written (thousands separators dropped) or, with a ``scale`` word such as
+    "million", the number it stands for: "1.5" with "million" and "1,500,000" are both "1500000"."""
+    bare = number.replace(",", "")
+    power = _MULTIPLIERS.get(scale.lower())
+    if power is None:
+        return bare
+    try:
+        return format(Decimal(bare).scaleb(power).normalize(), "f")
+    except InvalidOperation:  # "1.2.3": no one number
+        return bare
+
+
+def number_values(text: str) -> list[tuple[str, int, int]]:
+    """Each number of ``text`` (after :func:`joined`) as its :func:`value`, and where it stands
+    there: "1.5 million", "$1.5m" and "1,500,000" alike are "1500000"."""
+    text = joined(text)
+    found = []
+    for m in _NUMBER.finditer(text):
+        scale = _MULTIPLIED.match(text, m.end())
+        word = scale.group(1).lower() if scale else ""
+        if word in ("m", "k") and not _CURRENCY.search(text[: m.start()]):  # "100m" is metres; "£50m", millions
+            word = ""
+        found.append((value(m.group(), word), m.start(), m.end()))
+    return found
+
+
+def values(text: str) -> set[str]:
+    """The :func:`value` of each number of ``text``."""
+    return {v for v, _, _ in number_values(text)}
 
 
 def names(text: str, *, initial: bool = False) -> set[str]:
@@ -97,11 +138,13 @@ def _nearest(side: Iterable[str]) -> str:
 def number_leads(text: str) -> dict[str, set[str]]:
     """Each number of ``text`` with the content words that lead it: the nearest one within
     :data:`LEAD` words before it, another number in between stopping the search ("fell 3%": fell)."""
-    tokens = _TOKEN.findall(joined(text))
+    text = joined(text)
     leads: dict[str, set[str]] = {}
-    for at, token in enumerate(tokens):
-        if token[0].isdigit() and (lead := _nearest(reversed(tokens[max(at - LEAD, 0) : at]))):
-            leads.setdefault(token.replace(",", ""), set()).add(lead)
+    for number, start, _ in number_values(text):
+        # a month or day leads no number: "May 7, 2018" and "7 May 2018" are one date
+        before = [t for t in _TOKEN.findall(text[:start]) if t not in CALENDAR][-LEAD:]
+        if lead := _nearest(reversed(before)):
+            leads.setdefault(number, set()).add(lead)
     return leads
 
 
@@ -132,10 +175,10 @@ def number_scales(text: str) -> dict[str, set[str]]:
 
 
 def rescaled_numbers(claim: str, window: str) -> set[str]:
-    """Numbers of the claim whose scale the window gives them only otherwise ("$5.2 million"
-    where the window says "$5.2 billion")."""
+    """Numbers of the claim (as their :func:`value`) whose scale the window gives them only
+    otherwise ("$5.2 million" where the window says "$5.2 billion")."""
     ours, theirs = number_scales(claim), number_scales(window)
-    return {n for n, scales in ours.items() if n in theirs and not scales & theirs[n]}
+    return {value(n, min(scales)) for n, scales in ours.items() if n in theirs and not scales & theirs[n]}
 
 
 def _neighbours(text: str, found: set[str]) -> dict[str, set[str]]:
@@ -227,7 +270,7 @@ class ContextAlignment:
         self.windows = windows(texts) or [""]
         self._terms = [set(terms(w)) for w in self.windows]
         whole = " ".join(context)
-        self._numbers, self._lower, self._all_terms = numbers(whole), whole.lower(), set(terms(whole))
+        self._numbers, self._lower, self._all_terms = values(whole), whole.lower(), set(terms(whole))
 
     def align(self, claim: str) -> Alignment:
         """The claim's best-aligned window (the highest coverage of the claim's words other than
@@ -249,7 +292,7 @@ class ContextAlignment:
         mismatch = negation_mismatch(claim, best)  # a negated word is read where it stands, aligned or not
         if _share(anchors, self._terms[index]) < ALIGNED:  # no window says what the claim says: no swap to read
             return Alignment(best, covered, (), (), mismatch, span, *anywhere)
-        claim_numbers, window_numbers = numbers(claim), numbers(best)
+        claim_numbers, window_numbers = values(claim), values(best)
         absent = {n for n in claim_numbers if n not in window_numbers and n in self._numbers}
         moved = displaced_numbers(claim, best) | rescaled_numbers(claim, best)
         swapped_numbers = sorted((absent if window_numbers - claim_numbers else set()) | moved)
@@ -266,15 +309,22 @@ class ContextAlignment:
     def absent(self, claim: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The claim's content words that the context holds nowhere: its numbers and names (a
         capitalised word that does not start a sentence), and the others."""
-        names_numbers: list[str] = []
+        claim = joined(claim)
+        found_numbers = number_values(claim)
+        # a number is read whole, as the value it stands for ("1.5 million" where the context says 1,500,000)
+        names_numbers = [(start, claim[start:end]) for v, start, end in found_numbers if v not in self._numbers]
         others: list[str] = []
         for found in _WORD.finditer(claim):
             word = found.group()
+            if any(start <= found.start() < end for _, start, end in found_numbers):
+                continue
             if not terms(word) or word.lower() in self._all_terms:
                 continue
-            named = word[0].isupper() and _SENTENCE_START.search(claim[: found.start()]) is None
-            (names_numbers if word[0].isdigit() or named else others).append(word)
-        return tuple(names_numbers), tuple(others)
+            if word[0].isdigit() or (word[0].isupper() and _SENTENCE_START.search(claim[: found.start()]) is None):
+                names_numbers.append((found.start(), word))
+            else:
+                others.append(word)
+        return tuple(word for _, word in sorted(names_numbers)), tuple(others)
 
 
 def align(claim: str, context: list[str]) -> Alignment:
