@@ -3,7 +3,17 @@ claim's aligned window; a paraphrase is not."""
 
 from __future__ import annotations
 
-from troth.text.alignment import ContextAlignment, align, names, negated_terms, number_scales, numbers, value, windows
+from troth.text.alignment import (
+    ContextAlignment,
+    acronyms,
+    align,
+    names,
+    negated_terms,
+    number_scales,
+    numbers,
+    value,
+    windows,
+)
 
 CONTEXT = [
     "Anna Berg founded the company in 1998 with 12 staff. It lost 4-2 to the rival bid in 2001.",
@@ -164,3 +174,21 @@ def test_a_date_in_either_order_is_one_date_and_a_changed_day_is_swapped() -> No
     context = ["The company was founded on 7 May 2018 in Berlin. Its first office opened on 9 June 2018."]
     assert not align("The company was founded on May 7, 2018.", context).swapped
     assert align("The company was founded on May 9, 2018.", context).swapped_numbers == ("9",)
+
+
+def test_not_only_adds_and_does_not_negate() -> None:
+    context = ["She is a singer and an actor, and has released three albums."]
+    assert negated_terms("She is not only a singer but also an actor.") == set()
+    assert not align("She is not only a singer but also an actor.", context).negation_mismatch
+    assert align("She is not a singer.", context).negation_mismatch
+
+
+def test_an_acronym_of_the_context_is_not_a_name_found_nowhere() -> None:
+    assert {"us", "fbi", "un"} <= acronyms(
+        "The United States, the Federal Bureau of Investigation and the United Nations"
+    )
+    assert acronyms("Talks in the U.S. ended.") == {"us"}
+    states = ContextAlignment(["The United States and China signed the deal."])
+    assert states.absent("The US and China signed it.") == ((), ())
+    assert states.absent("The U.S. and China signed it.") == ((), ())
+    assert states.absent("The UK and China signed it.") == (("UK",), ())

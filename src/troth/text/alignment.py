@@ -50,7 +50,10 @@ _CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|while|when|because|although|tho
 _DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
 _MONTHS = "January February March April May June July August September October November December"
 CALENDAR = frozenset(f"{_DAYS} {_MONTHS}".split())
-_NEGATION = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.IGNORECASE)
+# "not only ... but also" adds, it does not negate
+_NEGATION = re.compile(r"(?:\b(?:not|never|cannot)\b|n't\b)(?!\s+(?:only|just|merely|simply)\b)", re.IGNORECASE)
+_DOTTED = re.compile(r"\b(?:[A-Z]\.){2,}")
+_TITLED = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of|and|for|the|de)?\s*[A-Z][a-z]+)+")
 REACH = 2
 """Content words after a negation, within its clause, that it negates ("did not win the cup")."""
 
@@ -212,6 +215,18 @@ def displaced_names(claim: str, window: str) -> set[str]:
     return displaced
 
 
+def acronyms(text: str) -> set[str]:
+    """The initials of each run of capitalised words in ``text``, lower-cased: "United Nations"
+    gives "un", "Federal Bureau of Investigation" "fbi" (what a claim may write for them); and
+    its dotted acronyms undotted ("U.S.": "us")."""
+    found = {m.group().replace(".", "").lower() for m in _DOTTED.finditer(text)}
+    for run in _TITLED.finditer(text):
+        words = [w for w in run.group().split() if w[0].isupper()]
+        initials = "".join(w[0] for w in words).lower()
+        found.update(initials[i:j] for i in range(len(initials)) for j in range(i + 2, len(initials) + 1))
+    return found
+
+
 def negated_terms(text: str) -> set[str]:
     """The content words that a negation of ``text`` negates: up to :data:`REACH` after it, within
     its clause ("never lost five straight matches": lost, five, straight)."""
@@ -271,6 +286,7 @@ class ContextAlignment:
         self._terms = [set(terms(w)) for w in self.windows]
         whole = " ".join(context)
         self._numbers, self._lower, self._all_terms = values(whole), whole.lower(), set(terms(whole))
+        self._acronyms = acronyms(whole)
 
     def align(self, claim: str) -> Alignment:
         """The claim's best-aligned window (the highest coverage of the claim's words other than
@@ -309,7 +325,7 @@ class ContextAlignment:
     def absent(self, claim: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The claim's content words that the context holds nowhere: its numbers and names (a
         capitalised word that does not start a sentence), and the others."""
-        claim = joined(claim)
+        claim = _DOTTED.sub(lambda m: m.group().replace(".", ""), joined(claim))
         found_numbers = number_values(claim)
         # a number is read whole, as the value it stands for ("1.5 million" where the context says 1,500,000)
         names_numbers = [(start, claim[start:end]) for v, start, end in found_numbers if v not in self._numbers]
@@ -319,6 +335,8 @@ class ContextAlignment:
             if any(start <= found.start() < end for _, start, end in found_numbers):
                 continue
             if not terms(word) or word.lower() in self._all_terms:
+                continue
+            if len(word) > 1 and word.isupper() and word.lower() in self._acronyms:  # "US": United States
                 continue
             if word[0].isdigit() or (word[0].isupper() and _SENTENCE_START.search(claim[: found.start()]) is None):
                 names_numbers.append((found.start(), word))
