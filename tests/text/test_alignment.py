@@ -7,6 +7,7 @@ from troth.text.alignment import (
     ContextAlignment,
     acronyms,
     align,
+    folded,
     names,
     negated_terms,
     number_scales,
@@ -192,3 +193,14 @@ def test_an_acronym_of_the_context_is_not_a_name_found_nowhere() -> None:
     assert states.absent("The US and China signed it.") == ((), ())
     assert states.absent("The U.S. and China signed it.") == ((), ())
     assert states.absent("The UK and China signed it.") == (("UK",), ())
+
+
+def test_accents_and_attached_units_are_read_as_the_context_writes_them() -> None:
+    assert folded("Zürich, José") == "Zurich, Jose"
+    assert ContextAlignment(["The summit was held in Zurich."]).absent("The summit was in Zürich.") == ((), ())
+    weather = ContextAlignment(["Temperatures reached 40C on Tuesday and 35C on Wednesday."])
+    assert weather.absent("Temperatures reached 40 °C on Tuesday.") == ((), ())
+    assert ContextAlignment(["The meeting is at 9 a.m. on Monday."]).absent("It is at 9am on Monday.") == ((), ())
+    run = ["The race was over 5km. The walk was over 8km."]
+    assert align("The race was over 8km.", run).swapped_numbers == ("8",)
+    assert not align("The race was over 5 km.", run).swapped

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import sys
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
@@ -36,7 +37,8 @@ ALIGNED = 0.6
 """The share of the claim's other words a window must hold for its signs to count: a claim pieced
 together from far parts of a context aligns with no window, and its swaps would be noise."""
 _DIGITS = r"(?<![\w.,])\d+(?:[.,]\d+)*"
-_NUMBER = re.compile(_DIGITS + r"(?=(?:st|nd|rd|th|bn|m|k)?(?!\w))", re.IGNORECASE)
+# a number may carry its unit or suffix in the same word: "3rd", "40C", "5km", "9am", "1990s", "£50m"
+_NUMBER = re.compile(_DIGITS + r"(?=[^\W\d_]*(?!\w))")
 _SPLIT_THOUSANDS = re.compile(r"(\d), (\d{3})\b")
 _SPLIT_DECIMAL = re.compile(r"(\d)\. (\d)\b")
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
@@ -215,6 +217,11 @@ def displaced_names(claim: str, window: str) -> set[str]:
     return displaced
 
 
+def folded(text: str) -> str:
+    """``text`` without its accents: "Zürich" and "Zurich", "José" and "Jose" alike."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 def acronyms(text: str) -> set[str]:
     """The initials of each run of capitalised words in ``text``, lower-cased: "United Nations"
     gives "un", "Federal Bureau of Investigation" "fbi" (what a claim may write for them); and
@@ -285,7 +292,7 @@ class ContextAlignment:
         self.windows = windows(texts) or [""]
         self._terms = [set(terms(w)) for w in self.windows]
         whole = " ".join(context)
-        self._numbers, self._lower, self._all_terms = values(whole), whole.lower(), set(terms(whole))
+        self._numbers, self._lower, self._all_terms = values(whole), folded(whole.lower()), set(terms(folded(whole)))
         self._acronyms = acronyms(whole)
 
     def align(self, claim: str) -> Alignment:
@@ -312,9 +319,11 @@ class ContextAlignment:
         absent = {n for n in claim_numbers if n not in window_numbers and n in self._numbers}
         moved = displaced_numbers(claim, best) | rescaled_numbers(claim, best)
         swapped_numbers = sorted((absent if window_numbers - claim_numbers else set()) | moved)
-        window_lower = best.lower()
+        window_lower = folded(best.lower())
         swapped_names = sorted(
-            n for n in displaced_names(claim, best) if n.lower() not in window_lower and n.lower() in self._lower
+            n
+            for n in displaced_names(claim, best)
+            if folded(n.lower()) not in window_lower and folded(n.lower()) in self._lower
         )
         return Alignment(best, covered, tuple(swapped_numbers), tuple(swapped_names), mismatch, span, *anywhere)
 
@@ -334,9 +343,11 @@ class ContextAlignment:
             word = found.group()
             if any(start <= found.start() < end for _, start, end in found_numbers):
                 continue
-            if not terms(word) or word.lower() in self._all_terms:
+            if not terms(word) or folded(word.lower()) in self._all_terms:
                 continue
             if len(word) > 1 and word.isupper() and word.lower() in self._acronyms:  # "US": United States
+                continue
+            if len(word) == 1 and word.isupper():  # an initial or a unit ("°C"), no name
                 continue
             if word[0].isdigit() or (word[0].isupper() and _SENTENCE_START.search(claim[: found.start()]) is None):
                 names_numbers.append((found.start(), word))
