@@ -223,3 +223,14 @@ def test_aligned_window_reads_every_claim_against_its_own_sentences_too(tmp_path
     assert verdict.verdict == "yes" and verdict.evidence is not None
     assert verdict.evidence.quote.startswith("Acme Corp reported revenue")
     assert Judge(aligned).capabilities.aligned_window and not Judge("local").capabilities.aligned_window
+
+
+def test_an_answers_pleasantries_are_not_claims_and_the_reason_says_so() -> None:
+    scorer = create_faithfulness_scorer("local", context=["The Eiffel Tower is 330 metres tall."])
+    answer = "Sure! The Eiffel Tower is 330 metres tall. Let me know if you have any other questions."
+    result = scorer.run(output=answer)
+    assert [v.claim for v in result.verdicts] == ["The Eiffel Tower is 330 metres tall."]
+    assert result.score == 1.0
+    assert "Not checked, as they state nothing: \u201cSure!\u201d, \u201cLet me know" in result.reason
+    alone = scorer.run(output="Sure!")
+    assert [v.verdict for v in alone.verdicts] == ["unsure"] and alone.score == 0.0

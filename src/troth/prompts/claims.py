@@ -228,6 +228,7 @@ NO_CLAIMS_FOUND_NOTE = (
     "(The judge found no claims in the output, so each sentence of the output was checked as one claim.)"
 )
 NO_CONTEXT_VERDICT_REASON = "No context was available to check this claim."
+CHATTER_NOTE = "(Not checked, as they state nothing: {sentences})"
 
 # Reasons of the offline verifier's verdicts (no model writes them).
 PAIR_VERDICT_REASON = {

@@ -30,6 +30,7 @@ from troth.scorers.inputs import (
     validate_scale,
 )
 from troth.scorers.reasons import ReasonMode, check_reason_mode, make_context_reason, make_share_score
+from troth.text.chatter import without_chatter
 from troth.text.injection import judge_instructions
 from troth.text.sentences import split_claims, split_sentences
 from troth.values import Verdict, Verdicts
@@ -144,7 +145,7 @@ def make_extract(
             return []
         plan = options.plan(ctx)
         if not plan.extract_with_judge:
-            return _unique(split_claims(text))
+            return sentence_claims(ctx, text)
         if plan.single_pass and await _single_pass(ctx):
             return [v.claim for v in ctx.results.verdicts.verdicts]
         try:
@@ -158,7 +159,7 @@ def make_extract(
             raw = answer.claims
             if not _unique(raw):
                 ctx.note(no_claims_note)
-                raw = split_claims(text)
+                raw = sentence_claims(ctx, text)
         except (JudgeOutputError, JudgeTruncatedError) as exc:
             fallback = options.sentence_fallback
             if not (plan.sentence_fallback if fallback is None else fallback):
@@ -169,6 +170,15 @@ def make_extract(
         return _unique(raw)
 
     return extract_claims
+
+
+def sentence_claims(ctx: StepContext, text: str) -> list[str]:
+    """The output's claims without a model (:func:`troth.text.sentences.split_claims`), its
+    pleasantries and offers of help left out with a note (:mod:`troth.text.chatter`)."""
+    claims, chatter = without_chatter(_unique(split_claims(text)))
+    if chatter:
+        ctx.note(P.CHATTER_NOTE.format(sentences=", ".join(f"\u201c{c}\u201d" for c in chatter)))
+    return claims
 
 
 async def _single_pass(ctx: StepContext) -> bool:

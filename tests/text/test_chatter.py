@@ -1,0 +1,45 @@
+"""Pleasantries and offers of help are no claims; a sentence that states something is one."""
+
+from __future__ import annotations
+
+import pytest
+
+from troth.text.chatter import is_chatter, without_chatter
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Sure!",
+        "Great question!",
+        "Certainly.",
+        "I hope this helps!",
+        "Let me know if you have any other questions.",
+        "Feel free to ask if anything is unclear.",
+        "Would you like more details?",
+        "Is there anything else I can help you with?",
+        "**Happy to help!**",
+    ],
+)
+def test_a_pleasantry_or_an_offer_is_chatter(sentence: str) -> None:
+    assert is_chatter(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Sure, the tower is 330 metres tall.",
+        "Okay, so the tower opened in 1889.",
+        "Do you like it?",
+        "The hope is that this helps the town.",
+        "Great Britain joined in 1973.",
+    ],
+)
+def test_a_sentence_that_states_something_is_no_chatter(sentence: str) -> None:
+    assert not is_chatter(sentence)
+
+
+def test_chatter_is_left_out_unless_the_answer_is_nothing_else() -> None:
+    claims = ["Sure!", "The tower is 330 m tall.", "I hope this helps!"]
+    assert without_chatter(claims) == (["The tower is 330 m tall."], ["Sure!", "I hope this helps!"])
+    assert without_chatter(["Sure!", "Thanks!"]) == (["Sure!", "Thanks!"], [])
