@@ -49,3 +49,22 @@ def test_plain_prose_is_unchanged() -> None:
         "It costs $40,000 (in 2017).",
     ]
     assert prose_segments("x < 5 and y > 3 hold.") == ["x < 5 and y > 3 hold."]
+
+
+def test_citation_markers_are_removed_and_what_looks_like_one_in_prose_is_kept() -> None:
+    cited = (
+        "The tower is 330 metres tall [1][2]. It opened in 1889 [1, 3]. It has 3 floors (Source 2). "
+        "It draws 7 million visitors【4:0†source】. It is in Paris [doc1]. It is iron^1. See note [^2]."
+    )
+    assert split_claims(cited) == [
+        "The tower is 330 metres tall.",
+        "It opened in 1889.",
+        "It has 3 floors.",
+        "It draws 7 million visitors.",
+        "It is in Paris.",
+        "It is iron.",
+        "See note.",
+    ]
+    assert split_claims("The area is 10^3 square metres (about 1,000).") == [
+        "The area is 10^3 square metres (about 1,000)."
+    ]

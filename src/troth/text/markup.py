@@ -7,6 +7,9 @@ extractor splits into sentences.
   (``.``, ``!``, ``?``, ``:`` or ``;``), or before a blank line; a hard-wrapped sentence stays whole.
 - List markers (``-``, ``*``, ``•``, ``1.``, ``2)``) and bold or underline marks (``**``, ``__``)
   are removed.
+- Citation markers are removed: ``[1]``, ``[1, 2]``, ``[^3]``, ``[doc1]``, ``[Source 2]``,
+  ``(Source 1)``, ``【4:0†source】``, a footnote caret ``tall^1``: they point at the context, they
+  state nothing about it.
 - Not claims, and dropped: Markdown headings (``# Results``), a lead-in ending with a colon
   ("Here is what the report says:"), and a segment without a letter.
 """
@@ -21,12 +24,20 @@ _TAG = re.compile(r"</?[a-zA-Z][a-zA-Z0-9]*\b[^<>]*>")
 _ITEM = re.compile(r"^\s*(?:[-*•+–]|\d{1,3}[.)])\s+")
 _HEADING = re.compile(r"^\s*#{1,6}\s+")
 _EMPHASIS = re.compile(r"\*\*|__")
+_SOURCE = r"(?:source|doc|document|ref|reference|citation|context|passage)s?\s*:?\s*#?\d+"
+_CITATION = re.compile(
+    r"[ \t]?(?:\[(?:\^?\d+(?:\s*[,–-]\s*\d+)*|" + _SOURCE + r"(?:\s*,\s*#?\d+)*)\]"
+    r"|【[^】\n]{0,40}】"
+    r"|\(" + _SOURCE + r"(?:\s*(?:,|and)\s*#?\d+)*\)"
+    r"|(?<=[^\W\d_]|[.,;:)])\^\d+)",
+    re.IGNORECASE,
+)
 _ENDS = (".", "!", "?", ":", ";")
 
 
 def _lines(text: str) -> list[str]:
     """``text``'s lines, code blocks dropped and HTML blocks on lines of their own."""
-    text = _FENCE.sub("\n", text)
+    text = _CITATION.sub("", _FENCE.sub("\n", text))
     text = _TAG.sub("", _BLOCK_TAG.sub("\n", text))
     return text.split("\n")
 
