@@ -68,3 +68,17 @@ def test_citation_markers_are_removed_and_what_looks_like_one_in_prose_is_kept()
     assert split_claims("The area is 10^3 square metres (about 1,000).") == [
         "The area is 10^3 square metres (about 1,000)."
     ]
+
+
+def test_a_table_is_read_row_by_row_with_its_header() -> None:
+    answer = (
+        "Here is a comparison:\n\n| Tower | Height | Opened |\n|---|:---:|---|\n"
+        "| Eiffel Tower | 330 m | 1889 |\n| **Tokyo Tower** | 333 m | |\n\nBoth are lattice towers."
+    )
+    assert split_claims(answer) == [
+        "Eiffel Tower: height 330 m, opened 1889.",
+        "Tokyo Tower: height 333 m.",
+        "Both are lattice towers.",
+    ]
+    assert prose_segments("| Paris | France |\n| Rome | Italy |") == ["Paris: France.", "Rome: Italy."]
+    assert prose_segments("Pick a | b, not both.") == ["Pick a | b, not both."]

@@ -10,6 +10,8 @@ extractor splits into sentences.
 - Citation markers are removed: ``[1]``, ``[1, 2]``, ``[^3]``, ``[doc1]``, ``[Source 2]``,
   ``(Source 1)``, ``【4:0†source】``, a footnote caret ``tall^1``: they point at the context, they
   state nothing about it.
+- A Markdown table is read row by row: each row a segment of its own, its cells named by the
+  header ("Eiffel Tower: height 330 m, opened 1889.").
 - Not claims, and dropped: Markdown headings (``# Results``), a lead-in ending with a colon
   ("Here is what the report says:"), and a segment without a letter.
 """
@@ -35,11 +37,51 @@ _CITATION = re.compile(
 _ENDS = (".", "!", "?", ":", ";")
 
 
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _cells(row: str) -> list[str]:
+    return [_EMPHASIS.sub("", c).strip() for c in row.strip().strip("|").split("|")]
+
+
+def _table_rows(rows: list[str]) -> list[str]:
+    """A Markdown table's rows as sentences: "first cell: header cell, header cell." under a
+    header row (the line above a ``|---|`` rule), else the cells joined."""
+    header: list[str] = []
+    if len(rows) > 1 and _TABLE_RULE.match(rows[1]):
+        header, rows = _cells(rows[0]), rows[2:]
+    out = []
+    for row in rows:
+        cells = _cells(row)
+        named = [f"{h.lower()} {c}" if h else c for h, c in zip(header[1:], cells[1:], strict=False) if c]
+        rest = named if header else [c for c in cells[1:] if c]
+        out.append(f"{cells[0]}: {', '.join(rest)}." if rest else f"{cells[0]}.")
+    return out
+
+
+def _read_tables(lines: list[str]) -> list[str]:
+    """``lines`` with each Markdown table (two lines or more between pipes) read row by row."""
+    out: list[str] = []
+    at = 0
+    while at < len(lines):
+        end = at
+        while end < len(lines) and _TABLE_ROW.match(lines[end]):
+            end += 1
+        if end - at >= 2:
+            out += ["", *_table_rows(lines[at:end]), ""]
+            at = end
+        else:
+            out.append(lines[at])
+            at += 1
+    return out
+
+
 def _lines(text: str) -> list[str]:
     """``text``'s lines, code blocks dropped and HTML blocks on lines of their own."""
     text = _CITATION.sub("", _FENCE.sub("\n", text))
     text = _TAG.sub("", _BLOCK_TAG.sub("\n", text))
-    return text.split("\n")
+    return _read_tables(text.split("\n"))
 
 
 def prose_segments(text: str) -> list[str]:
