@@ -234,3 +234,5 @@ def test_an_answers_pleasantries_are_not_claims_and_the_reason_says_so() -> None
     assert "Not checked, as they state nothing: \u201cSure!\u201d, \u201cLet me know" in result.reason
     alone = scorer.run(output="Sure!")
     assert [v.verdict for v in alone.verdicts] == ["unsure"] and alone.score == 0.0
+    credited = scorer.run(output="Based on the provided context, the Eiffel Tower is 330 metres tall.")
+    assert [(v.claim, v.verdict) for v in credited.verdicts] == [("The Eiffel Tower is 330 metres tall.", "yes")]

@@ -1,10 +1,11 @@
-"""Pleasantries and offers of help are no claims; a sentence that states something is one."""
+"""Pleasantries and offers of help are no claims; a sentence that states something is one; a
+lead-in crediting the context comes off."""
 
 from __future__ import annotations
 
 import pytest
 
-from troth.text.chatter import is_chatter, without_chatter
+from troth.text.chatter import is_chatter, without_chatter, without_lead_in
 
 
 @pytest.mark.parametrize(
@@ -43,3 +44,20 @@ def test_chatter_is_left_out_unless_the_answer_is_nothing_else() -> None:
     claims = ["Sure!", "The tower is 330 m tall.", "I hope this helps!"]
     assert without_chatter(claims) == (["The tower is 330 m tall."], ["Sure!", "I hope this helps!"])
     assert without_chatter(["Sure!", "Thanks!"]) == (["Sure!", "Thanks!"], [])
+
+
+@pytest.mark.parametrize(
+    ("claim", "bare"),
+    [
+        ("According to the context, the tower is 330 m tall.", "The tower is 330 m tall."),
+        ("Based on the provided documents, it opened in 1889.", "It opened in 1889."),
+        ("The context states that Paris is the capital.", "Paris is the capital."),
+        ("The document says the tower was completed in 1889.", "The tower was completed in 1889."),
+        ("As mentioned in the passage above, sales fell.", "Sales fell."),
+        ("According to police, the man was arrested.", "According to police, the man was arrested."),
+        ("The report says sales fell.", "The report says sales fell."),
+        ("The context states that.", "The context states that."),
+    ],
+)
+def test_a_lead_in_crediting_the_context_comes_off(claim: str, bare: str) -> None:
+    assert without_lead_in(claim) == bare

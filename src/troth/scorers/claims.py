@@ -30,7 +30,7 @@ from troth.scorers.inputs import (
     validate_scale,
 )
 from troth.scorers.reasons import ReasonMode, check_reason_mode, make_context_reason, make_share_score
-from troth.text.chatter import without_chatter
+from troth.text.chatter import without_chatter, without_lead_in
 from troth.text.injection import judge_instructions
 from troth.text.sentences import split_claims, split_sentences
 from troth.values import Verdict, Verdicts
@@ -173,9 +173,10 @@ def make_extract(
 
 
 def sentence_claims(ctx: StepContext, text: str) -> list[str]:
-    """The output's claims without a model (:func:`troth.text.sentences.split_claims`), its
-    pleasantries and offers of help left out with a note (:mod:`troth.text.chatter`)."""
-    claims, chatter = without_chatter(_unique(split_claims(text)))
+    """The output's claims without a model (:func:`troth.text.sentences.split_claims`), a lead-in
+    crediting the context taken off, its pleasantries and offers of help left out with a note
+    (:mod:`troth.text.chatter`)."""
+    claims, chatter = without_chatter(_unique([without_lead_in(c) for c in split_claims(text)]))
     if chatter:
         ctx.note(P.CHATTER_NOTE.format(sentences=", ".join(f"\u201c{c}\u201d" for c in chatter)))
     return claims

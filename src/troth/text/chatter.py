@@ -1,7 +1,9 @@
-"""Sentences of an answer that state nothing to check: the assistant's own pleasantries ("Sure!",
-"I hope this helps!", "Let me know if you have any other questions.") and offers of more help
-("Would you like more details?"). The claim splitter that needs no model leaves them out, as a
-judge's claim extraction does; a question put back to the user otherwise stays a claim."""
+"""What an answer says about itself rather than about the world: the assistant's pleasantries
+("Sure!", "I hope this helps!", "Let me know if you have any other questions."), offers of more
+help ("Would you like more details?"), and a lead-in that credits the context ("According to the
+context, ...", "The document states that ..."). The claim splitter that needs no model leaves
+the first two out and takes the lead-in off, as a judge's claim extraction does; a question put
+back to the user otherwise stays a claim."""
 
 from __future__ import annotations
 
@@ -21,6 +23,27 @@ _OPENING = re.compile(
     r"|^(?:is there|can i help you with|how else can i help)\b.*\b(?:else|further|other)\b.*\?\s*$",
     re.IGNORECASE,
 )
+
+
+_SOURCE = (
+    r"(?:the |this |these )?(?:provided |given |above |available |supplied |retrieved )?"
+    r"(?:context|documents?|texts?|passages?|information|sources?|excerpts?|search results|materials?)"
+    r"(?: (?:provided|given|above|available|supplied|retrieved))?"
+)
+_LEAD_IN = re.compile(
+    rf"^(?:(?:according to|based on|as (?:stated|mentioned|noted|described|shown) in|per|from|in) {_SOURCE}\s*,\s*"
+    rf"|{_SOURCE} (?:states?|says?|mentions?|notes?|indicates?|shows?|explains?|reports?|confirms?)(?: that)?\s+)",
+    re.IGNORECASE,
+)
+
+
+def without_lead_in(claim: str) -> str:
+    """``claim`` without a lead-in that credits the context ("According to the context, the tower
+    is 330 m tall." -> "The tower is 330 m tall."); unchanged when it has none or nothing else."""
+    rest = _LEAD_IN.sub("", claim, count=1)
+    if rest == claim or len(rest.split()) < 2:
+        return claim
+    return rest[:1].upper() + rest[1:]
 
 
 def is_chatter(sentence: str) -> bool:
