@@ -11,7 +11,9 @@ faithful answers (label 1) get one edit each of every kind that applies:
   swapped for another name of the same context, a negation added (or removed);
 - edits that keep the meaning: two sentences in the other order, a word replaced by a synonym,
   an intensifier dropped ("very", "also", ...), a date or large number written the other way
-  ("7 May 2018" as "May 7, 2018", "1,500,000" as "1.5 million").
+  ("7 May 2018" as "May 7, 2018", "1,500,000" as "1.5 million"); and as an assistant writes a
+  RAG answer: a citation marker after each sentence ("[1]"), or the answer framed ("According to
+  the context, ... I hope this helps!").
 
 For each kind: the share of edits that lower the score, counted over the originals the judge
 scored above 0 (a change of fact should, a kept meaning should not: a "false drop"), beside the
@@ -162,6 +164,31 @@ def _other_writing(match: re.Match[str]) -> str:
     return f"{round(float(match.group(2)) * 10**power):,}"
 
 
+_PLAIN_START = frozenset(
+    {"the", "a", "an", "it", "he", "she", "they", "this", "these", "there", "in", "on", "at", "its", "his", "her"}
+)
+
+
+def cite(output: str, context: str, rng: random.Random) -> str | None:
+    """A citation marker after each sentence, as a RAG answer writes it ("... tall [1].")."""
+    sentences = split_sentences(output)
+    if not sentences:
+        return None
+    return " ".join(f"{s[:-1]} [{rng.randint(1, 3)}]{s[-1]}" if s[-1] in ".!?" else f"{s} [1]" for s in sentences)
+
+
+def frame(output: str, context: str, rng: random.Random) -> str | None:
+    """The answer as an assistant frames it: "According to the context, ..." before it and
+    "I hope this helps!" after it."""
+    if not output.strip():
+        return None
+    text = output.strip()
+    first = text.split(maxsplit=1)[0]
+    opened = text[:1].lower() + text[1:] if first.lower() in _PLAIN_START else text
+    ended = opened if opened.endswith((".", "!", "?")) else opened + "."
+    return f"According to the context, {ended} I hope this helps!"
+
+
 FACT_EDITS: dict[str, Edit] = {"number swap": swap_number, "name swap": swap_name, "negation": negate}
 KEPT_EDITS: dict[str, Edit] = {
     "reordered": reorder,
@@ -169,6 +196,10 @@ KEPT_EDITS: dict[str, Edit] = {
     "intensifier dropped": drop_intensifier,
     "number rewritten": rewrite_number,
 }
+STYLE_EDITS: dict[str, Edit] = {"cited": cite, "framed": frame}
+"""Meaning kept, the answer as a whole dressed as an assistant writes it (not claim edits: train.stack
+reads KEPT_EDITS only)."""
+ALL_EDITS: dict[str, Edit] = {**FACT_EDITS, **KEPT_EDITS, **STYLE_EDITS}
 
 
 def edits_that_apply(
@@ -188,7 +219,7 @@ def edits_of(row: dict[str, Any], seed: int) -> dict[str, str]:
     """Every edit kind that applies to ``row``'s answer, each made once."""
     context = " ".join(row["context"])
     out = {}
-    for kind, edit in {**FACT_EDITS, **KEPT_EDITS}.items():
+    for kind, edit in ALL_EDITS.items():
         edited = edit(row["output"], context, random.Random(f"{seed}-{row['id']}-{kind}"))
         if edited is not None and edited != row["output"]:
             out[kind] = edited
@@ -240,7 +271,7 @@ def drops(items: list[dict[str, Any]], kind: str, method: str) -> dict[str, Any]
 
 def summary(items: list[dict[str, Any]]) -> dict[str, Any]:
     methods = ("judge", "counter", "signs")
-    return {kind: {m: drops(items, kind, m) for m in methods} for kind in {**FACT_EDITS, **KEPT_EDITS}}
+    return {kind: {m: drops(items, kind, m) for m in methods} for kind in ALL_EDITS}
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -253,7 +284,7 @@ def markdown(report: dict[str, Any]) -> str:
         "share of edits that add one.",
         "",
     ]
-    kinds = list({**FACT_EDITS, **KEPT_EDITS})
+    kinds = list(ALL_EDITS)
     rows = []
     for name, part in report["files"].items():
         for kind in kinds:

@@ -11,9 +11,11 @@ import pytest
 
 from bench.common import DATA_DIR
 from bench.perturb import (
+    cite,
     drop_intensifier,
     drops,
     edits_of,
+    frame,
     main,
     negate,
     reorder,
@@ -40,6 +42,16 @@ def test_fact_edits_draw_from_the_same_context() -> None:
     assert negate("Tom Rask joined in 2004.", CONTEXT, RNG) is None
 
 
+def test_a_cited_or_framed_answer_says_the_same() -> None:
+    assert cite("The tower is tall. It opened in 1889!", CONTEXT, random.Random(0)) in {
+        f"The tower is tall [{a}]. It opened in 1889 [{b}]!" for a in (1, 2, 3) for b in (1, 2, 3)
+    }
+    framed = "According to the context, {} I hope this helps!"
+    assert frame("The tower is tall.", CONTEXT, RNG) == framed.format("the tower is tall.")
+    assert frame("Anna Berg founded it.", CONTEXT, RNG) == framed.format("Anna Berg founded it.")
+    assert frame("it opened in 1998 ", CONTEXT, RNG) == framed.format("it opened in 1998.")
+
+
 def test_a_rewritten_number_or_date_keeps_its_value() -> None:
     assert rewrite_number("She joined on 7 May 2018 in Oslo.", CONTEXT, RNG) == "She joined on May 7, 2018 in Oslo."
     assert rewrite_number("She joined on May 7, 2018.", CONTEXT, RNG) == "She joined on 7 May 2018."
@@ -64,7 +76,8 @@ def test_edits_that_keep_the_meaning() -> None:
 def test_edits_of_a_row_are_seeded_and_skip_what_does_not_apply() -> None:
     row = {"id": "r1", "output": "In 1998 Anna Berg founded the company.", "context": [CONTEXT]}
     first, again = edits_of(row, 0), edits_of(row, 0)
-    assert first == again and set(first) == {"number swap", "name swap"}  # no auxiliary, one sentence
+    # no auxiliary, one sentence
+    assert first == again and set(first) == {"number swap", "name swap", "cited", "framed"}
 
 
 def test_drops_count_over_the_originals_scored_above_zero() -> None:
