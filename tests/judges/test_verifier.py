@@ -236,3 +236,13 @@ def test_an_answers_pleasantries_are_not_claims_and_the_reason_says_so() -> None
     assert [v.verdict for v in alone.verdicts] == ["unsure"] and alone.score == 0.0
     credited = scorer.run(output="Based on the provided context, the Eiffel Tower is 330 metres tall.")
     assert [(v.claim, v.verdict) for v in credited.verdicts] == [("The Eiffel Tower is 330 metres tall.", "yes")]
+
+
+def test_a_table_in_the_context_is_read_row_by_row_and_quoted_as_written() -> None:
+    table = "| Tower | Height | Opened |\n|---|---|---|\n| Eiffel Tower | 330 m | 1889 |\n"
+    table += "| Tokyo Tower | 333 m | 1958 |"
+    scorer = create_faithfulness_scorer("local", context=[table])
+    right, wrong = scorer.run(output="The Eiffel Tower is 330 m tall. The Eiffel Tower is 333 m tall.").verdicts
+    assert (right.verdict, wrong.verdict) == ("yes", "no")
+    assert right.evidence is not None and right.evidence.quote == "| Eiffel Tower | 330 m | 1889 |"
+    assert table[right.evidence.start : right.evidence.end] == right.evidence.quote

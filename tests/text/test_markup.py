@@ -76,8 +76,8 @@ def test_a_table_is_read_row_by_row_with_its_header() -> None:
         "| Eiffel Tower | 330 m | 1889 |\n| **Tokyo Tower** | 333 m | |\n\nBoth are lattice towers."
     )
     assert split_claims(answer) == [
-        "Eiffel Tower: height 330 m, opened 1889.",
-        "Tokyo Tower: height 333 m.",
+        "Eiffel Tower: Height: 330 m; Opened: 1889.",
+        "Tokyo Tower: Height: 333 m.",
         "Both are lattice towers.",
     ]
     assert prose_segments("| Paris | France |\n| Rome | Italy |") == ["Paris: France.", "Rome: Italy."]

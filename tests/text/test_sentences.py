@@ -44,3 +44,12 @@ def test_split_claims_splits_coordinated_clauses_only() -> None:
         "It carries six lanes.",
     ]
     assert split_claims("Tom and Ann were sad and tired.") == ["Tom and Ann were sad and tired."]  # no clause joined
+
+
+def test_a_unit_after_a_number_ends_a_sentence_and_initials_do_not() -> None:
+    assert split_sentences("The tower is 330 m. It opened in 1889.") == ["The tower is 330 m.", "It opened in 1889."]
+    assert split_sentences("It left at 5 p. m. Flight 4 was late.") == ["It left at 5 p. m. Flight 4 was late."]
+    assert split_sentences("The house at 1101 W. Pennsylvania Ave. is old.") == [
+        "The house at 1101 W. Pennsylvania Ave. is old."
+    ]
+    assert split_sentences("He met J. Smith there.") == ["He met J. Smith there."]

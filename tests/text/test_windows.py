@@ -25,3 +25,19 @@ def test_rank_prefers_rare_shared_words() -> None:
     sentences = context_sentences(["The report is long. The report cites Zanzibar."], 200)
     scores = rank(sentences, "a report about Zanzibar")
     assert scores[1] > scores[0] > 0
+
+
+def test_a_table_row_of_the_context_is_read_as_a_sentence_and_quoted_as_written() -> None:
+    segment = "Heights:\n\n| Tower | Height |\n|---|---|\n| Eiffel Tower | 330 m |\n"
+    segment += "| Tokyo Tower | 333 m |\n\nBoth are tall."
+    sentences = context_sentences(["Intro.", segment], 700)
+    assert [s.text for s in sentences] == [
+        "Intro.",
+        "Heights:",
+        "Eiffel Tower: Height: 330 m.",
+        "Tokyo Tower: Height: 333 m.",
+        "Both are tall.",
+    ]
+    row = sentences[2]
+    assert row.segment == 1 and segment[row.start : row.end] == row.quote == "| Eiffel Tower | 330 m |"
+    assert sentences[4].quote == "Both are tall."

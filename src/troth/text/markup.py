@@ -11,7 +11,7 @@ extractor splits into sentences.
   ``(Source 1)``, ``【4:0†source】``, a footnote caret ``tall^1``: they point at the context, they
   state nothing about it.
 - A Markdown table is read row by row: each row a segment of its own, its cells named by the
-  header ("Eiffel Tower: height 330 m, opened 1889.").
+  header ("Eiffel Tower: Height: 330 m; Opened: 1889.").
 - Not claims, and dropped: Markdown headings (``# Results``), a lead-in ending with a colon
   ("Here is what the report says:"), and a segment without a letter.
 """
@@ -19,6 +19,7 @@ extractor splits into sentences.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _FENCE = re.compile(r"^\s*(```|~~~).*?(^\s*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 _BLOCK_TAG = re.compile(r"</?(?:p|br|li|ul|ol|div|h[1-6]|tr|td|th|table|blockquote|section)\b[^>]*>", re.IGNORECASE)
@@ -45,43 +46,62 @@ def _cells(row: str) -> list[str]:
     return [_EMPHASIS.sub("", c).strip() for c in row.strip().strip("|").split("|")]
 
 
-def _table_rows(rows: list[str]) -> list[str]:
-    """A Markdown table's rows as sentences: "first cell: header cell, header cell." under a
-    header row (the line above a ``|---|`` rule), else the cells joined."""
-    header: list[str] = []
-    if len(rows) > 1 and _TABLE_RULE.match(rows[1]):
-        header, rows = _cells(rows[0]), rows[2:]
-    out = []
-    for row in rows:
-        cells = _cells(row)
-        named = [f"{h.lower()} {c}" if h else c for h, c in zip(header[1:], cells[1:], strict=False) if c]
-        rest = named if header else [c for c in cells[1:] if c]
-        out.append(f"{cells[0]}: {', '.join(rest)}." if rest else f"{cells[0]}.")
-    return out
+def _row_sentence(cells: list[str], header: list[str]) -> str:
+    """A table row as a sentence: "first cell: Header: cell; Header: cell." (cells named by the
+    header when there is one, else joined by commas)."""
+    if header:
+        rest = "; ".join(f"{h}: {c}" if h else c for h, c in zip(header[1:], cells[1:], strict=False) if c)
+    else:
+        rest = ", ".join(c for c in cells[1:] if c)
+    return f"{cells[0]}: {rest}." if rest else f"{cells[0]}."
 
 
-def _read_tables(lines: list[str]) -> list[str]:
-    """``lines`` with each Markdown table (two lines or more between pipes) read row by row."""
-    out: list[str] = []
-    at = 0
-    while at < len(lines):
-        end = at
-        while end < len(lines) and _TABLE_ROW.match(lines[end]):
-            end += 1
-        if end - at >= 2:
-            out += ["", *_table_rows(lines[at:end]), ""]
-            at = end
-        else:
-            out.append(lines[at])
-            at += 1
-    return out
+@dataclass(frozen=True)
+class TableRow:
+    """A data row of a Markdown table: where its line stands in the text, and the row read as a
+    sentence (:func:`_row_sentence`)."""
+
+    start: int
+    end: int
+    text: str
+
+
+def table_blocks(text: str) -> list[tuple[int, int, list[TableRow]]]:
+    """Each Markdown table of ``text`` (two lines or more between pipes): where it starts and
+    ends, and its data rows (the header row, above a ``|---|`` rule, names the cells)."""
+    lines, at = [], 0
+    for line in text.split("\n"):
+        lines.append((at, at + len(line), line))
+        at += len(line) + 1
+    blocks, i = [], 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and _TABLE_ROW.match(lines[j][2]):
+            j += 1
+        if j - i < 2:
+            i += 1
+            continue
+        group, header = lines[i:j], []
+        if _TABLE_RULE.match(group[1][2]):
+            header, group = _cells(group[0][2]), group[2:]
+        rows = [TableRow(start, end, _row_sentence(_cells(line), header)) for start, end, line in group]
+        blocks.append((lines[i][0], lines[j - 1][1], rows))
+        i = j
+    return blocks
+
+
+def _read_tables(text: str) -> str:
+    """``text`` with each Markdown table read row by row, a row a paragraph."""
+    for start, end, rows in reversed(table_blocks(text)):
+        text = text[:start] + "\n\n" + "\n\n".join(r.text for r in rows) + "\n\n" + text[end:]
+    return text
 
 
 def _lines(text: str) -> list[str]:
     """``text``'s lines, code blocks dropped and HTML blocks on lines of their own."""
     text = _CITATION.sub("", _FENCE.sub("\n", text))
     text = _TAG.sub("", _BLOCK_TAG.sub("\n", text))
-    return _read_tables(text.split("\n"))
+    return _read_tables(text).split("\n")
 
 
 def prose_segments(text: str) -> list[str]:

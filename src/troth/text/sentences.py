@@ -14,14 +14,19 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` offsets of the sentences of ``text``, leading and trailing blanks excluded.
 
     A sentence ends at ., ! or ? followed by a capitalised word or a digit; common abbreviations
-    ("Dr.", "e.g.") and single initials ("J. Smith") do not end one.
+    ("Dr.", "e.g.") and single initials ("J. Smith") do not end one; a unit after a number does
+    ("330 m. It opened").
     """
     spans: list[tuple[int, int]] = []
     start = 0
     for match in _BOUNDARY.finditer(text):
         candidate = text[start : match.start()].strip()
-        last_word = candidate.rsplit(maxsplit=1)[-1].rstrip(".").lower() if candidate else ""
-        if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
+        words = candidate.rsplit(maxsplit=2)[-2:] if candidate else [""]
+        last_word = words[-1].rstrip(".").lower()
+        # a lower-case unit after a number ends a sentence ("330 m."); "5 p. m." and "1101 W." do not
+        number = len(words) == 2 and words[0].replace(",", "").replace(".", "").isdigit()
+        unit = number and words[-1][:1].islower() and last_word not in ("a", "p")
+        if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha() and not unit):
             continue
         spans.append((start, match.start()))
         start = match.end()

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from troth.text.markup import table_blocks
 from troth.text.sentences import sentence_spans
 
 _WORD = re.compile(r"\w+")
@@ -25,12 +26,20 @@ _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 @dataclass(frozen=True)
 class Sentence:
-    """One sentence of a context: its text, segment index and ``start:end`` offsets there."""
+    """One sentence of a context: its text, segment index and ``start:end`` offsets there (a
+    Markdown table row read as a sentence: "Eiffel Tower: Height: 330 m.", see
+    :func:`troth.text.markup.table_blocks`)."""
 
     text: str
     segment: int
     start: int
     end: int
+    original: str = ""  # the context's own words, where ``text`` reads them otherwise (a table row)
+
+    @property
+    def quote(self) -> str:
+        """The context's words at ``start:end``, what evidence quotes."""
+        return self.original or self.text
 
 
 def terms(text: str) -> list[str]:
@@ -39,11 +48,23 @@ def terms(text: str) -> list[str]:
 
 
 def context_sentences(context: list[str], max_chars: int) -> list[Sentence]:
-    """The context's sentences; one longer than ``max_chars`` is cut into pieces at spaces."""
+    """The context's sentences, each row of a Markdown table read as one; one longer than
+    ``max_chars`` is cut into pieces at spaces."""
     out: list[Sentence] = []
     for index, segment in enumerate(context):
-        for start, end in sentence_spans(segment):
-            out.extend(_pieces(segment, index, start, end, max_chars))
+        at = 0
+        for start, end, rows in table_blocks(segment):
+            out += _prose(segment, index, at, start, max_chars)
+            out += [Sentence(r.text, index, r.start, r.end, segment[r.start : r.end]) for r in rows]
+            at = end
+        out += _prose(segment, index, at, len(segment), max_chars)
+    return out
+
+
+def _prose(segment: str, index: int, begin: int, finish: int, max_chars: int) -> list[Sentence]:
+    out: list[Sentence] = []
+    for start, end in sentence_spans(segment[begin:finish]):
+        out.extend(_pieces(segment, index, begin + start, begin + end, max_chars))
     return out
 
 

@@ -94,7 +94,7 @@ def to_verdict(scored: Scored, label: VerdictLabel) -> Verdict:
     if label != "unsure":
         scores = rank(window, scored.claim)
         s = window[max(range(len(window)), key=lambda i: scores[i])]
-        evidence = Evidence(s.text, True, s.segment, s.start, s.end)
+        evidence = Evidence(s.quote, True, s.segment, s.start, s.end)
     return Verdict(scored.claim, label, reason, evidence, probabilities)
 
 
@@ -181,8 +181,9 @@ async def second_look(
     window more (``known``: the runs' scores already classified, by claim index). In a long window
     the classifier may read a contradiction into what the sentence stating the claim supports
     ("built in Fremont and Shanghai" against a whole description of the car), and miss one that
-    the sentence alone makes plain. With ``threshold`` None, every claim with an aligned run not
-    among its windows is looked at again."""
+    the sentence alone makes plain. A claim aligned with a row of a table is looked at again too
+    (the other rows, read with it, blur it). With ``threshold`` None, every claim with an aligned
+    run not among its windows is looked at again."""
     again = [i for i, s in enumerate(scored) if _looked_again(s, found.alignments[i], threshold, found.runs[i])]
     asked = [i for i in again if i not in known]
     scores = await ctx.classify([(window_text(found.runs[i]), scored[i].claim) for i in asked]) if asked else []
@@ -199,7 +200,8 @@ def _looked_again(scored: Scored, alignment: Alignment, threshold: float | None,
     if not run or run in scored.windows:
         return False
     changed = alignment.swapped or alignment.negation_mismatch
-    return threshold is None or changed or decide(scored, threshold) == "no"
+    tabled = any(s.original for s in run)  # a table reads better a row at a time than whole
+    return threshold is None or changed or tabled or decide(scored, threshold) == "no"
 
 
 class PairVerdicts:
