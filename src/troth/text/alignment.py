@@ -333,7 +333,8 @@ class ContextAlignment:
 
     def absent(self, claim: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The claim's content words that the context holds nowhere: its numbers and names (a
-        capitalised word that does not start a sentence), and the others."""
+        capitalised word that does not start a sentence), and the others. Numbers are read by
+        value, accents are ignored, and an acronym of a name the context writes out is found."""
         claim = _DOTTED.sub(lambda m: m.group().replace(".", ""), joined(claim))
         found_numbers = number_values(claim)
         # a number is read whole, as the value it stands for ("1.5 million" where the context says 1,500,000)
