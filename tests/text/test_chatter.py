@@ -34,6 +34,7 @@ def test_a_pleasantry_or_an_offer_is_chatter(sentence: str) -> None:
         "Do you like it?",
         "The hope is that this helps the town.",
         "Great Britain joined in 1973.",
+        "Feel free to bring a picnic: the park allows it.",
     ],
 )
 def test_a_sentence_that_states_something_is_no_chatter(sentence: str) -> None:

@@ -17,7 +17,8 @@ _ALONE = re.compile(
 )
 _OPENING = re.compile(
     r"^(?:i )?hope (?:this|that|it) helps\b"
-    r"|^(?:please )?(?:let me know|feel free|don't hesitate|do not hesitate)\b"
+    r"|^(?:please )?let me know\b"
+    r"|^(?:please )?(?:feel free|don't hesitate|do not hesitate) to (?:ask|reach|contact|let|get in touch|follow up)\b"
     r"|^if you have any (?:other |more |further )?questions\b"
     r"|^(?:would you like|do you want|shall i|should i) (?:me to|to know|to hear|more|further|additional|any other)\b"
     r"|^(?:is there|can i help you with|how else can i help)\b.*\b(?:else|further|other)\b.*\?\s*$",
