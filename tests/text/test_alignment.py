@@ -10,11 +10,9 @@ from troth.text.alignment import (
     folded,
     names,
     negated_terms,
-    number_scales,
-    numbers,
-    value,
     windows,
 )
+from troth.text.numerals import number_scales, numbers, value
 
 CONTEXT = [
     "Anna Berg founded the company in 1998 with 12 staff. It lost 4-2 to the rival bid in 2001.",

@@ -173,9 +173,8 @@ def make_extract(
 
 
 def sentence_claims(ctx: StepContext, text: str) -> list[str]:
-    """The output's claims without a model (:func:`troth.text.sentences.split_claims`), a lead-in
-    crediting the context taken off, its pleasantries and offers of help left out with a note
-    (:mod:`troth.text.chatter`)."""
+    """The output's claims without a model (:func:`troth.text.sentences.split_claims`): lead-ins
+    crediting the context taken off, pleasantries left out with a note (:mod:`troth.text.chatter`)."""
     claims, chatter = without_chatter(_unique([without_lead_in(c) for c in split_claims(text)]))
     if chatter:
         ctx.note(P.CHATTER_NOTE.format(sentences=", ".join(f"\u201c{c}\u201d" for c in chatter)))

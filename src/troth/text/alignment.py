@@ -13,9 +13,8 @@ an edited fact there.
   (read even where the claim aligns with no window: the negated word itself is what counts).
 
 A paraphrase keeps its numbers and names in the window and is flagged by none of them. Numbers
-are compared by value ("1.5 million" and "1,500,000" are one number) and a month or day leads
-none ("May 7, 2018" and "7 May 2018" are one date); units are not converted ("2.5 km" is not
-"2,500 metres").
+are read as :mod:`troth.text.numerals` reads them: by value, a month or day leading none ("May 7,
+2018" and "7 May 2018" are one date).
 
 Read against the whole context, not the window: the claim's numbers and names, and its other
 content words, that the context holds nowhere (what a claim brings in from outside it).
@@ -26,32 +25,30 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from collections.abc import Iterable
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 
+from troth.text.numerals import (
+    CALENDAR,
+    LEAD,
+    NUMBER,
+    TOKEN,
+    displaced_numbers,
+    joined,
+    nearest,
+    number_values,
+    rescaled_numbers,
+    values,
+)
 from troth.text.windows import Sentence, context_sentences, terms
 
 MAX_SENTENCES = 3
 ALIGNED = 0.6
 """The share of the claim's other words a window must hold for its signs to count: a claim pieced
 together from far parts of a context aligns with no window, and its swaps would be noise."""
-_DIGITS = r"(?<![\w.,])\d+(?:[.,]\d+)*"
-# a number may carry its unit or suffix in the same word: "3rd", "40C", "5km", "9am", "1990s", "£50m"
-_NUMBER = re.compile(_DIGITS + r"(?=[^\W\d_]*(?!\w))")
-_SPLIT_THOUSANDS = re.compile(r"(\d), (\d{3})\b")
-_SPLIT_DECIMAL = re.compile(r"(\d)\. (\d)\b")
 _NAME = re.compile(r"\b[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
 _SENTENCE_START = re.compile(r"(^|[.!?\"'“‘]\s*)$")
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 _WORD = re.compile(r"\w+")  # as troth.text.windows.terms splits words
-LEAD = 3
-"""Words searched, before a number or beside a name, for the content word next to it."""
 _CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|while|when|because|although|though|whereas)\b")
-# dates, not names: a claim may date what its window leaves undated
-_DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
-_MONTHS = "January February March April May June July August September October November December"
-CALENDAR = frozenset(f"{_DAYS} {_MONTHS}".split())
 # "not only ... but also" adds, it does not negate
 _NEGATION = re.compile(r"(?:\b(?:not|never|cannot)\b|n't\b)(?!\s+(?:only|just|merely|simply)\b)", re.IGNORECASE)
 _DOTTED = re.compile(r"\b(?:[A-Z]\.){2,}")
@@ -69,7 +66,7 @@ class Alignment:
 
     window: str
     coverage: float
-    swapped_numbers: tuple[str, ...]  # as their value (troth.text.alignment.value)
+    swapped_numbers: tuple[str, ...]  # as their value (troth.text.numerals.value)
     swapped_names: tuple[str, ...]
     negation_mismatch: bool
     span: tuple[int, int] = (0, 0)  # the window's sentences: the first one's index, and how many
@@ -79,48 +76,6 @@ class Alignment:
     @property
     def swapped(self) -> bool:
         return bool(self.swapped_numbers or self.swapped_names)
-
-
-def numbers(text: str) -> set[str]:
-    """The numbers of ``text``, thousands separators dropped ("20,000", "20, 000" and "20000" alike)."""
-    return {n.replace(",", "") for n in _NUMBER.findall(joined(text))}
-
-
-_MULTIPLIERS = {"k": 3, "thousand": 3, "m": 6, "million": 6, "billion": 9, "bn": 9, "trillion": 12}
-_MULTIPLIED = re.compile(r"\s*(thousand|million|billion|bn|trillion|m|k)(?!\w)", re.IGNORECASE)
-_CURRENCY = re.compile(r"[$£€¥]\s*$")
-
-
-def value(number: str, scale: str = "") -> str:
-    """A number as written (thousands separators dropped) or, with a ``scale`` word such as
-    "million", the number it stands for: "1.5" with "million" and "1,500,000" are both "1500000"."""
-    bare = number.replace(",", "")
-    power = _MULTIPLIERS.get(scale.lower())
-    if power is None:
-        return bare
-    try:
-        return format(Decimal(bare).scaleb(power).normalize(), "f")
-    except InvalidOperation:  # "1.2.3": no one number
-        return bare
-
-
-def number_values(text: str) -> list[tuple[str, int, int]]:
-    """Each number of ``text`` (after :func:`joined`) as its :func:`value`, and where it stands
-    there: "1.5 million", "$1.5m" and "1,500,000" alike are "1500000"."""
-    text = joined(text)
-    found = []
-    for m in _NUMBER.finditer(text):
-        scale = _MULTIPLIED.match(text, m.end())
-        word = scale.group(1).lower() if scale else ""
-        if word in ("m", "k") and not _CURRENCY.search(text[: m.start()]):  # "100m" is metres; "£50m", millions
-            word = ""
-        found.append((value(m.group(), word), m.start(), m.end()))
-    return found
-
-
-def values(text: str) -> set[str]:
-    """The :func:`value` of each number of ``text``."""
-    return {v for v, _, _ in number_values(text)}
 
 
 def names(text: str, *, initial: bool = False) -> set[str]:
@@ -134,62 +89,10 @@ def names(text: str, *, initial: bool = False) -> set[str]:
     return found
 
 
-def _nearest(side: Iterable[str]) -> str:
-    """The first content word of ``side``, lower-cased; "" when a number, or nothing, comes first."""
-    word = next((t for t in side if t[0].isdigit() or terms(t)), "")
-    return "" if not word or word[0].isdigit() else word.lower()
-
-
-def number_leads(text: str) -> dict[str, set[str]]:
-    """Each number of ``text`` with the content words that lead it: the nearest one within
-    :data:`LEAD` words before it, another number in between stopping the search ("fell 3%": fell)."""
-    text = joined(text)
-    leads: dict[str, set[str]] = {}
-    for number, start, _ in number_values(text):
-        # a month or day leads no number: "May 7, 2018" and "7 May 2018" are one date
-        before = [t for t in _TOKEN.findall(text[:start]) if t not in CALENDAR][-LEAD:]
-        if lead := _nearest(reversed(before)):
-            leads.setdefault(number, set()).add(lead)
-    return leads
-
-
-def displaced_numbers(claim: str, window: str) -> set[str]:
-    """Numbers of the claim, present in the window or not, whose leading word leads only other
-    numbers there ("prices fell 5%" where the window says "prices fell 3%, after rising 5%")."""
-    ours, theirs = number_leads(claim), number_leads(window)
-    displaced = set()
-    for number, leads in ours.items():
-        for lead in leads:
-            led = {n for n, found in theirs.items() if lead in found}
-            if led and number not in led:
-                displaced.add(number)
-    return displaced
-
-
-_SCALE = re.compile(rf"({_DIGITS})\s*(thousand|million|billion|trillion|bn|%|percent|per cent)(?!\w)", re.IGNORECASE)
-_SCALE_NAMES = {"bn": "billion", "%": "percent", "per cent": "percent"}
-
-
-def number_scales(text: str) -> dict[str, set[str]]:
-    """Each number of ``text`` written with a scale word, and its scales ("5.2 billion": billion;
-    "8%" and "8 percent": percent)."""
-    scales: dict[str, set[str]] = {}
-    for number, scale in _SCALE.findall(joined(text)):
-        scales.setdefault(number.replace(",", ""), set()).add(_SCALE_NAMES.get(scale.lower(), scale.lower()))
-    return scales
-
-
-def rescaled_numbers(claim: str, window: str) -> set[str]:
-    """Numbers of the claim (as their :func:`value`) whose scale the window gives them only
-    otherwise ("$5.2 million" where the window says "$5.2 billion")."""
-    ours, theirs = number_scales(claim), number_scales(window)
-    return {value(n, min(scales)) for n, scales in ours.items() if n in theirs and not scales & theirs[n]}
-
-
 def _neighbours(text: str, found: set[str]) -> dict[str, set[str]]:
     """Each of ``found`` (names of ``text``) with the content words beside it: the nearest one
     within :data:`LEAD` words before it and after it, a number in between stopping the search."""
-    tokens = _TOKEN.findall(joined(text))
+    tokens = TOKEN.findall(joined(text))
     out: dict[str, set[str]] = {}
     for name in found:
         size = len(name.split())
@@ -197,7 +100,7 @@ def _neighbours(text: str, found: set[str]) -> dict[str, set[str]]:
             if " ".join(tokens[at : at + size]) != name:
                 continue
             for side in (reversed(tokens[max(at - LEAD, 0) : at]), tokens[at + size : at + size + LEAD]):
-                if word := _nearest(side):
+                if word := nearest(side):
                     out.setdefault(name, set()).add(word)
     return out
 
@@ -254,11 +157,6 @@ def negation_mismatch(claim: str, window: str) -> bool:
     return bool(added or removed)
 
 
-def joined(text: str) -> str:
-    """Numbers that tokenised text splits ("13, 000", "7. 8") joined again."""
-    return _SPLIT_DECIMAL.sub(r"\1.\2", _SPLIT_THOUSANDS.sub(r"\1,\2", text))
-
-
 def runs(count: int, most: int = MAX_SENTENCES) -> list[tuple[int, int]]:
     """Every run of 1 to ``most`` consecutive sentences of ``count``: (first index, length)."""
     return [(i, n) for n in range(1, most + 1) for i in range(count - n + 1)]
@@ -301,7 +199,7 @@ class ContextAlignment:
         the shorter) and its signs."""
         claim_terms, claim_names = set(terms(claim)), names(claim)
         # aligned on the claim's other words: a swapped-in number or name must not pull in its sentence
-        bare = _NUMBER.sub(" ", claim)
+        bare = NUMBER.sub(" ", claim)
         for name in claim_names:
             bare = bare.replace(name, " ")
         anchors = set(terms(bare)) or claim_terms

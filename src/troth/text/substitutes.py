@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from troth.text.alignment import CALENDAR, joined, names, numbers
+from troth.text.alignment import names
+from troth.text.numerals import CALENDAR, joined, numbers
 
 MOST = 6
 """Substitutes a claim gets at most: the classifier reads each one, one pair more."""
