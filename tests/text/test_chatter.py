@@ -55,10 +55,15 @@ def test_chatter_is_left_out_unless_the_answer_is_nothing_else() -> None:
         ("The context states that Paris is the capital.", "Paris is the capital."),
         ("The document says the tower was completed in 1889.", "The tower was completed in 1889."),
         ("As mentioned in the passage above, sales fell.", "Sales fell."),
+        ("Yes, the tower opened in 1889.", "The tower opened in 1889."),
+        ("According to the context, yes, it opened in 1889.", "It opened in 1889."),
+        ("In summary, sales fell by 5%.", "Sales fell by 5%."),
+        ("Yesterday, sales fell.", "Yesterday, sales fell."),
+        ("No one was hurt.", "No one was hurt."),
         ("According to police, the man was arrested.", "According to police, the man was arrested."),
         ("The report says sales fell.", "The report says sales fell."),
         ("The context states that.", "The context states that."),
     ],
 )
-def test_a_lead_in_crediting_the_context_comes_off(claim: str, bare: str) -> None:
+def test_a_lead_in_crediting_the_context_or_framing_the_claim_comes_off(claim: str, bare: str) -> None:
     assert without_lead_in(claim) == bare

@@ -1,9 +1,10 @@
 """What an answer says about itself rather than about the world: the assistant's pleasantries
 ("Sure!", "I hope this helps!", "Let me know if you have any other questions."), offers of more
 help ("Would you like more details?"), and a lead-in that credits the context ("According to the
-context, ...", "The document states that ..."). The claim splitter that needs no model leaves
-the first two out and takes the lead-in off, as a judge's claim extraction does; a question put
-back to the user otherwise stays a claim."""
+context, ...", "The document states that ...") or frames the claim ("Yes, ...", "In summary,
+..."). The claim splitter that needs no model leaves the first two out and takes the lead-in
+off, as a judge's claim extraction does; a question put back to the user otherwise stays a
+claim."""
 
 from __future__ import annotations
 
@@ -31,8 +32,10 @@ _SOURCE = (
     r"(?:context|documents?|texts?|passages?|information|sources?|excerpts?|search results|materials?)"
     r"(?: (?:provided|given|above|available|supplied|retrieved))?"
 )
+_MARKER = r"yes|no|in summary|in short|in brief|in conclusion|overall|to sum up|to summari[sz]e|to answer your question"
 _LEAD_IN = re.compile(
     rf"^(?:(?:according to|based on|as (?:stated|mentioned|noted|described|shown) in|per|from|in) {_SOURCE}\s*,\s*"
+    rf"|(?:{_MARKER})\s*[,:!.]\s*"
     rf"|{_SOURCE} (?:states?|says?|mentions?|notes?|indicates?|shows?|explains?|reports?|confirms?)(?: that)?\s+)",
     re.IGNORECASE,
 )
@@ -40,11 +43,12 @@ _LEAD_IN = re.compile(
 
 def without_lead_in(claim: str) -> str:
     """``claim`` without a lead-in that credits the context ("According to the context, the tower
-    is 330 m tall." -> "The tower is 330 m tall."); unchanged when it has none or nothing else."""
-    rest = _LEAD_IN.sub("", claim, count=1)
-    if rest == claim or len(rest.split()) < 2:
-        return claim
-    return rest[:1].upper() + rest[1:]
+    is 330 m tall." -> "The tower is 330 m tall.") or that only frames it ("Yes,", "In summary,");
+    unchanged when it has none or nothing else."""
+    rest = claim
+    while (shorter := _LEAD_IN.sub("", rest, count=1)) != rest and len(shorter.split()) >= 2:
+        rest = shorter  # "According to the context, yes, ..."
+    return claim if rest == claim else rest[:1].upper() + rest[1:]
 
 
 def is_chatter(sentence: str) -> bool:
