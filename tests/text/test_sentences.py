@@ -53,3 +53,14 @@ def test_a_unit_after_a_number_ends_a_sentence_and_initials_do_not() -> None:
         "The house at 1101 W. Pennsylvania Ave. is old."
     ]
     assert split_sentences("He met J. Smith there.") == ["He met J. Smith there."]
+
+
+def test_a_blank_line_ends_a_sentence_with_its_offsets() -> None:
+    text = "Title: Eiffel Tower\nSource: wiki.pdf, page 3\n\n  The tower is 330 m tall. It opened in 1889."
+    spans = sentence_spans(text)
+    assert [text[a:b] for a, b in spans] == [
+        "Title: Eiffel Tower\nSource: wiki.pdf, page 3",
+        "The tower is 330 m tall.",
+        "It opened in 1889.",
+    ]
+    assert split_sentences("a line\nwrapped here.") == ["a line wrapped here."]

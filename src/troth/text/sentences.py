@@ -7,19 +7,30 @@ import re
 from troth.text.markup import prose_segments
 
 _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "vs", "etc", "e.g", "i.e", "inc", "ltd", "jr", "sr", "no"}
+_BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9\u00C0-\u024F])")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` offsets of the sentences of ``text``, leading and trailing blanks excluded.
 
-    A sentence ends at ., ! or ? followed by a capitalised word or a digit; common abbreviations
-    ("Dr.", "e.g.") and single initials ("J. Smith") do not end one; a unit after a number does
-    ("330 m. It opened").
+    A blank line ends a sentence (a heading or a title line above a paragraph is one of its own).
+    Else a sentence ends at ., ! or ? followed by a capitalised word or a digit; common
+    abbreviations ("Dr.", "e.g.") and single initials ("J. Smith") do not end one; a unit after a
+    number does ("330 m. It opened").
     """
     spans: list[tuple[int, int]] = []
     start = 0
-    for match in _BOUNDARY.finditer(text):
+    for blank in _BLANK_LINE.finditer(text):
+        spans += _paragraph_spans(text, start, blank.start())
+        start = blank.end()
+    return spans + _paragraph_spans(text, start, len(text))
+
+
+def _paragraph_spans(text: str, begin: int, finish: int) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    start = begin
+    for match in _BOUNDARY.finditer(text, begin, finish):
         candidate = text[start : match.start()].strip()
         words = candidate.rsplit(maxsplit=2)[-2:] if candidate else [""]
         last_word = words[-1].rstrip(".").lower()
@@ -30,7 +41,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             continue
         spans.append((start, match.start()))
         start = match.end()
-    spans.append((start, len(text)))
+    spans.append((start, finish))
     return [_strip(text, a, b) for a, b in spans if text[a:b].strip()]
 
 
