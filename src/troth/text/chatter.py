@@ -60,7 +60,7 @@ def is_chatter(sentence: str) -> bool:
 def without_chatter(claims: list[str]) -> tuple[list[str], list[str]]:
     """(the claims, the sentences left out as chatter); an answer of nothing but chatter keeps
     every sentence, so that it is scored, not passed."""
-    kept = [c for c in claims if not is_chatter(c)]
-    if not kept:
+    chatter = [c for c in claims if is_chatter(c)]
+    if len(chatter) == len(claims):
         return claims, []
-    return kept, [c for c in claims if is_chatter(c)]
+    return [c for c in claims if c not in chatter], chatter

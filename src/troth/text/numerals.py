@@ -6,6 +6,7 @@ times are not converted ("2.5 km" is not "2,500 metres"). Used by :mod:`troth.te
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
@@ -24,9 +25,10 @@ _DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
 _MONTHS = "January February March April May June July August September October November December"
 CALENDAR = frozenset(f"{_DAYS} {_MONTHS}".split())
 _MULTIPLIERS = {"k": 3, "thousand": 3, "m": 6, "million": 6, "billion": 9, "bn": 9, "trillion": 12}
-_MULTIPLIED = re.compile(r"\s*(thousand|million|billion|bn|trillion|m|k)(?!\w)", re.IGNORECASE)
+_SCALE_WORDS = "thousand|million|billion|trillion|bn"
+_MULTIPLIED = re.compile(rf"\s*({_SCALE_WORDS}|m|k)(?!\w)", re.IGNORECASE)
 _CURRENCY = re.compile(r"[$£€¥]\s*$")
-_SCALE = re.compile(rf"({_DIGITS})\s*(thousand|million|billion|trillion|bn|%|percent|per cent)(?!\w)", re.IGNORECASE)
+_SCALE = re.compile(rf"({_DIGITS})\s*({_SCALE_WORDS}|%|percent|per cent)(?!\w)", re.IGNORECASE)
 _SCALE_NAMES = {"bn": "billion", "%": "percent", "per cent": "percent"}
 
 
@@ -56,7 +58,7 @@ def number_values(text: str) -> list[tuple[str, int, int]]:
     for m in NUMBER.finditer(text):
         scale = _MULTIPLIED.match(text, m.end())
         word = scale.group(1).lower() if scale else ""
-        if word in ("m", "k") and not _CURRENCY.search(text[: m.start()]):  # "100m" is metres; "£50m", millions
+        if word in ("m", "k") and not _CURRENCY.search(text, max(m.start() - 8, 0), m.start()):  # "100m": metres
             word = ""
         found.append((value(m.group(), word), m.start(), m.end()))
     return found
@@ -77,11 +79,13 @@ def number_leads(text: str) -> dict[str, set[str]]:
     """Each number of ``text`` with the content words that lead it: the nearest one within
     :data:`LEAD` words before it, another number in between stopping the search ("fell 3%": fell)."""
     text = joined(text)
+    # a month or day leads no number: "May 7, 2018" and "7 May 2018" are one date
+    tokens = [(m.start(), m.group()) for m in TOKEN.finditer(text) if m.group() not in CALENDAR]
+    starts = [at for at, _ in tokens]
     leads: dict[str, set[str]] = {}
     for number, start, _ in number_values(text):
-        # a month or day leads no number: "May 7, 2018" and "7 May 2018" are one date
-        before = [t for t in TOKEN.findall(text[:start]) if t not in CALENDAR][-LEAD:]
-        if lead := nearest(reversed(before)):
+        before = bisect_left(starts, start)  # the tokens before the number
+        if lead := nearest(token for _, token in reversed(tokens[max(before - LEAD, 0) : before])):
             leads.setdefault(number, set()).add(lead)
     return leads
 
