@@ -246,3 +246,28 @@ def test_a_table_in_the_context_is_read_row_by_row_and_quoted_as_written() -> No
     assert (right.verdict, wrong.verdict) == ("yes", "no")
     assert right.evidence is not None and right.evidence.quote == "| Eiffel Tower | 330 m | 1889 |"
     assert table[right.evidence.start : right.evidence.end] == right.evidence.quote
+
+
+def test_a_json_tool_result_is_read_object_by_object_and_quoted_as_written() -> None:
+    result = json.dumps(
+        {
+            "departures": [
+                {"time": "08:12", "platform": 2, "operator": "GWR"},
+                {"time": "08:42", "platform": 3, "operator": "GWR"},
+            ],
+            "route": "Oxford to London Paddington",
+        }
+    )
+    orders = json.dumps({"order_id": "A-1042", "status": "shipped", "carrier": "UPS", "eta": "2026-12-09"})
+    scorer = create_faithfulness_scorer("local", context=[orders])
+    faithful = scorer.run(output="Your order A-1042 has shipped with UPS and should arrive on December 9, 2026.")
+    assert faithful.score == 1.0  # "2026-12-09" read as the date it is
+    assert scorer.run(output="Your order A-1042 has shipped with FedEx.").score == 0.0
+    (verdict,) = (
+        create_faithfulness_scorer("local", context=[result])
+        .run(output="The 08:12 departure is from platform 2.")
+        .verdicts
+    )
+    assert verdict.verdict == "yes" and verdict.evidence is not None
+    assert verdict.evidence.quote == '{"time": "08:12", "platform": 2, "operator": "GWR"}'
+    assert result[verdict.evidence.start : verdict.evidence.end] == verdict.evidence.quote

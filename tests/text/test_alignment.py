@@ -202,3 +202,13 @@ def test_accents_and_attached_units_are_read_as_the_context_writes_them() -> Non
     run = ["The race was over 5km. The walk was over 8km."]
     assert align("The race was over 8km.", run).swapped_numbers == ("8",)
     assert not align("The race was over 5 km.", run).swapped
+
+
+def test_a_claim_aligned_with_a_json_record_counts_only_its_names_and_numbers_as_found_nowhere() -> None:
+    order = '{"order_id": "A-1042", "status": "shipped", "carrier": "UPS", "eta": "2026-12-09"}'
+    found = align("Your order A-1042 has shipped with UPS and arrives on December 9, 2026.", [order])
+    assert found.absent_names_numbers == found.absent_words == ()  # the date read as written, no key words asked
+    other = align("Your order A-1042 has shipped with FedEx and arrives on December 10, 2026.", [order])
+    assert other.absent_names_numbers == ("FedEx", "10") and other.absent_words == ()
+    prose = align("The parcel has shipped.", ["The order has shipped."])
+    assert prose.absent_words == ("parcel",)  # in prose, a word found nowhere still counts

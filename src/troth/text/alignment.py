@@ -187,9 +187,11 @@ class ContextAlignment:
         found = context_sentences(context, sys.maxsize) if sentences is None else sentences
         texts = [" ".join(s.text.split()) for s in found]
         self.runs = runs(len(texts)) or [(0, 0)]
+        # a window of table rows or JSON records: an answer says in its own words what the keys name
+        self._structured = [bool(n) and all(s.original for s in found[i : i + n]) for i, n in self.runs]
         self.windows = windows(texts) or [""]
         self._terms = [set(terms(w)) for w in self.windows]
-        whole = " ".join(context)
+        whole = " ".join([*context, *(s.text for s in found if s.original)])  # tables and JSON as read too
         self._numbers, self._lower, self._all_terms = values(whole), folded(whole.lower()), set(terms(folded(whole)))
         self._acronyms = acronyms(whole)
 
@@ -210,6 +212,8 @@ class ContextAlignment:
         best, covered = self.windows[index], _share(claim_terms, self._terms[index])
         span = self.runs[index]
         anywhere = self.absent(claim)
+        if self._structured[index]:  # only its names and numbers count as found nowhere
+            anywhere = (anywhere[0], ())
         mismatch = negation_mismatch(claim, best)  # a negated word is read where it stands, aligned or not
         if _share(anchors, self._terms[index]) < ALIGNED:  # no window says what the claim says: no swap to read
             return Alignment(best, covered, (), (), mismatch, span, *anywhere)

@@ -10,6 +10,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
+from troth.text.times import MONTHS
 from troth.text.windows import terms
 
 _DIGITS = r"(?<![\w.,])\d+(?:[.,]\d+)*"
@@ -21,9 +22,8 @@ TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 LEAD = 3
 """Words searched, before a number or beside a name, for the content word next to it."""
 # dates, not names: a claim may date what its window leaves undated
-_DAYS = "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
-_MONTHS = "January February March April May June July August September October November December"
-CALENDAR = frozenset(f"{_DAYS} {_MONTHS}".split())
+_DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+CALENDAR = frozenset([*_DAYS, *MONTHS])
 _MULTIPLIERS = {"k": 3, "thousand": 3, "m": 6, "million": 6, "billion": 9, "bn": 9, "trillion": 12}
 _SCALE_WORDS = "thousand|million|billion|trillion|bn"
 _MULTIPLIED = re.compile(rf"\s*({_SCALE_WORDS}|m|k)(?!\w)", re.IGNORECASE)

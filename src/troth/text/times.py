@@ -1,8 +1,14 @@
-"""Times as people write and read them: a stored ISO time shown, a ``--since`` read."""
+"""Times as people write and read them: a stored ISO time shown, a ``--since`` read, an ISO date
+in prose."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
+
+MONTHS: tuple[str, ...] = ("January", "February", "March", "April", "May", "June", "July")
+MONTHS += ("August", "September", "October", "November", "December")
+_ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
 
 
 def readable_time(value: str | None) -> str:
@@ -35,3 +41,16 @@ def since_time(value: str | None) -> str | None:
         return datetime.fromisoformat(value).isoformat(timespec="milliseconds")
     except ValueError:
         raise ValueError(f"--since must be a duration such as 30m, 2h or 7d, or an ISO time, not {value!r}") from None
+
+
+def written_time(text: str) -> str:
+    """An ISO date or time as people write it ("9 December 2026", "9 December 2026 14:30");
+    other text as it is."""
+    if not _ISO_TIME.fullmatch(text):
+        return text
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return text
+    day = f"{moment.day} {MONTHS[moment.month - 1]} {moment.year}"
+    return day if len(text) == 10 else f"{day} {moment:%H:%M}"

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from troth.text.markup import table_blocks
+from troth.text.records import json_records
 from troth.text.sentences import sentence_spans
 
 _WORD = re.compile(r"\w+")
@@ -48,10 +49,14 @@ def terms(text: str) -> list[str]:
 
 
 def context_sentences(context: list[str], max_chars: int) -> list[Sentence]:
-    """The context's sentences, each row of a Markdown table read as one; one longer than
-    ``max_chars`` is cut into pieces at spaces."""
+    """The context's sentences, each row of a Markdown table read as one, a JSON segment read
+    object by object (:mod:`troth.text.records`); one longer than ``max_chars`` is cut into
+    pieces at spaces."""
     out: list[Sentence] = []
     for index, segment in enumerate(context):
+        if (records := json_records(segment, max_chars)) is not None:
+            out += [Sentence(r.text, index, r.start, r.end, segment[r.start : r.end]) for r in records]
+            continue
         at = 0
         for start, end, rows in table_blocks(segment):
             out += _prose(segment, index, at, start, max_chars)
