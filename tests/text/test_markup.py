@@ -3,7 +3,7 @@ lead-ins and markers left out."""
 
 from __future__ import annotations
 
-from troth.text.markup import prose_segments
+from troth.text.markup import inline_reading, prose_segments
 from troth.text.sentences import split_claims
 
 
@@ -82,3 +82,13 @@ def test_a_table_is_read_row_by_row_with_its_header() -> None:
     ]
     assert prose_segments("| Paris | France |\n| Rome | Italy |") == ["Paris: France.", "Rome: Italy."]
     assert prose_segments("Pick a | b, not both.") == ["Pick a | b, not both."]
+
+
+def test_a_link_reads_as_its_words_and_an_image_states_nothing() -> None:
+    answer = "The [Eiffel Tower](https://en.wikipedia.org/wiki/Eiffel_(tower)) is 330 m tall. ![A photo](t.png)"
+    assert prose_segments(answer) == ["The Eiffel Tower is 330 m tall."]
+    assert inline_reading("See **the [docs](https://x.org)** and ![logo](l.png).") == "See the docs and logo."
+    censored = "Shut your f***ing windows, b**ch."  # a lone ** is no bold mark
+    assert inline_reading(censored) == censored and inline_reading("@kasey__moore, 576 U.S. __ (2015)") == (
+        "@kasey__moore, 576 U.S. __ (2015)"
+    )

@@ -41,3 +41,11 @@ def test_a_table_row_of_the_context_is_read_as_a_sentence_and_quoted_as_written(
     row = sentences[2]
     assert row.segment == 1 and segment[row.start : row.end] == row.quote == "| Eiffel Tower | 330 m |"
     assert sentences[4].quote == "Both are tall."
+
+
+def test_a_link_in_the_context_is_read_as_its_words_and_quoted_as_written() -> None:
+    segment = "The [Eiffel Tower](https://en.wikipedia.org/wiki/Eiffel_Tower) is **330 m** tall. It opened in 1889."
+    first, second = context_sentences([segment], 700)
+    assert first.text == "The Eiffel Tower is 330 m tall." and not first.structured
+    assert first.quote == segment[first.start : first.end] == segment.split(" It")[0]
+    assert second.text == second.quote == "It opened in 1889." and second.original == ""

@@ -188,10 +188,10 @@ class ContextAlignment:
         texts = [" ".join(s.text.split()) for s in found]
         self.runs = runs(len(texts)) or [(0, 0)]
         # a window of table rows or JSON records: an answer says in its own words what the keys name
-        self._structured = [bool(n) and all(s.original for s in found[i : i + n]) for i, n in self.runs]
+        self._structured = [bool(n) and all(s.structured for s in found[i : i + n]) for i, n in self.runs]
         self.windows = windows(texts) or [""]
         self._terms = [set(terms(w)) for w in self.windows]
-        whole = " ".join([*context, *(s.text for s in found if s.original)])  # tables and JSON as read too
+        whole = " ".join([*context, *(s.text for s in found if s.original)])  # tables, JSON and links as read too
         self._numbers, self._lower, self._all_terms = values(whole), folded(whole.lower()), set(terms(folded(whole)))
         self._acronyms = acronyms(whole)
 

@@ -6,7 +6,8 @@ extractor splits into sentences.
 - A line ends a segment where the next one starts a list item, or where it ends a sentence
   (``.``, ``!``, ``?``, ``:`` or ``;``), or before a blank line; a hard-wrapped sentence stays whole.
 - List markers (``-``, ``*``, ``•``, ``1.``, ``2)``) and bold or underline marks (``**``, ``__``)
-  are removed.
+  are removed; a link reads as its words ("[Eiffel Tower](https://...)" as "Eiffel Tower"), and
+  an image is dropped.
 - Citation markers are removed: ``[1]``, ``[1, 2]``, ``[^3]``, ``[doc1]``, ``[Source 2]``,
   ``(Source 1)``, ``【4:0†source】``, a footnote caret ``tall^1``: they point at the context, they
   state nothing about it.
@@ -36,6 +37,15 @@ _CITATION = re.compile(
     re.IGNORECASE,
 )
 _ENDS = (".", "!", "?", ":", ";")
+_LINK = re.compile(r"(!?)\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*\)")
+_BOLD = re.compile(r"(?<![\w*])(\*\*|__)(?=[^\s*_])(.+?)(?<=[^\s*_])\1(?![\w*])")
+
+
+def inline_reading(text: str) -> str:
+    """``text`` as it reads, without inline Markdown: a link or an image as its words
+    ("[Eiffel Tower](https://...)" as "Eiffel Tower"), bold text without its marks (a lone
+    ``**``, as in a censored word, stays)."""
+    return _BOLD.sub(r"\2", _LINK.sub(r"\2", text))
 
 
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
@@ -100,6 +110,7 @@ def _read_tables(text: str) -> str:
 def _lines(text: str) -> list[str]:
     """``text``'s lines, code blocks dropped and HTML blocks on lines of their own."""
     text = _CITATION.sub("", _FENCE.sub("\n", text))
+    text = _LINK.sub(lambda m: "" if m.group(1) else m.group(2), text)  # an image states nothing
     text = _TAG.sub("", _BLOCK_TAG.sub("\n", text))
     return _read_tables(text).split("\n")
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from troth.text.markup import table_blocks
+from troth.text.markup import inline_reading, table_blocks
 from troth.text.records import json_records
 from troth.text.sentences import sentence_spans
 
@@ -29,13 +29,14 @@ _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 class Sentence:
     """One sentence of a context: its text, segment index and ``start:end`` offsets there (a
     Markdown table row read as a sentence: "Eiffel Tower: Height: 330 m.", see
-    :func:`troth.text.markup.table_blocks`)."""
+    :func:`troth.text.markup.table_blocks`; a Markdown link read as its words)."""
 
     text: str
     segment: int
     start: int
     end: int
-    original: str = ""  # the context's own words, where ``text`` reads them otherwise (a table row)
+    original: str = ""  # the context's own words, where ``text`` reads them otherwise (a table row, a link)
+    structured: bool = False  # a table row or a JSON object: fields named by a header or keys
 
     @property
     def quote(self) -> str:
@@ -55,12 +56,12 @@ def context_sentences(context: list[str], max_chars: int) -> list[Sentence]:
     out: list[Sentence] = []
     for index, segment in enumerate(context):
         if (records := json_records(segment, max_chars)) is not None:
-            out += [Sentence(r.text, index, r.start, r.end, segment[r.start : r.end]) for r in records]
+            out += [Sentence(r.text, index, r.start, r.end, segment[r.start : r.end], True) for r in records]
             continue
         at = 0
         for start, end, rows in table_blocks(segment):
             out += _prose(segment, index, at, start, max_chars)
-            out += [Sentence(r.text, index, r.start, r.end, segment[r.start : r.end]) for r in rows]
+            out += [Sentence(r.text, index, r.start, r.end, segment[r.start : r.end], True) for r in rows]
             at = end
         out += _prose(segment, index, at, len(segment), max_chars)
     return out
@@ -70,7 +71,7 @@ def _prose(segment: str, index: int, begin: int, finish: int, max_chars: int) ->
     out: list[Sentence] = []
     for start, end in sentence_spans(segment[begin:finish]):
         out.extend(_pieces(segment, index, begin + start, begin + end, max_chars))
-    return out
+    return [s if (read := inline_reading(s.text)) == s.text else replace(s, text=read, original=s.text) for s in out]
 
 
 def _pieces(segment: str, index: int, start: int, end: int, max_chars: int) -> list[Sentence]:

@@ -200,7 +200,7 @@ def _looked_again(scored: Scored, alignment: Alignment, threshold: float | None,
     if not run or run in scored.windows:
         return False
     changed = alignment.swapped or alignment.negation_mismatch
-    tabled = any(s.original for s in run)  # a table reads better a row at a time than whole
+    tabled = any(s.structured for s in run)  # a table or JSON reads better a record at a time than whole
     return threshold is None or changed or tabled or decide(scored, threshold) == "no"
 
 
