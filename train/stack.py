@@ -77,9 +77,9 @@ def features_of(backends: list[VerifierBackend], found: list[Example]) -> np.nda
     for context, claim, _, _ in found:
         backend = backends[fold_of({"context": context}, len(backends))]  # one backend: fold 0 of 1
         found_windows = pair_windows(context, [claim], False, aligned=True)
-        windows, (alignment,) = found_windows.windows, found_windows.alignments
-        contrasts, _ = substitute_pairs([claim], [window_text(found_windows.runs[0])])
-        own = [(window_text(w), claim) for w in windows[0]]
+        windows, (alignment,), (read,) = found_windows.windows, found_windows.alignments, found_windows.readings
+        contrasts, _ = substitute_pairs([read], [window_text(found_windows.runs[0])])
+        own = [(window_text(w), read) for w in windows[0]]
         scores = backend.classify_now(own + contrasts)
         (scored,) = gather([claim], windows, scores[: len(own)])
         supported, contradicted = scored.probability("supported"), scored.probability("contradicted")

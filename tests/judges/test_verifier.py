@@ -271,3 +271,10 @@ def test_a_json_tool_result_is_read_object_by_object_and_quoted_as_written() -> 
     assert verdict.verdict == "yes" and verdict.evidence is not None
     assert verdict.evidence.quote == '{"time": "08:12", "platform": 2, "operator": "GWR"}'
     assert result[verdict.evidence.start : verdict.evidence.end] == verdict.evidence.quote
+
+
+def test_a_rounded_number_is_supported_by_the_number_it_rounds_and_a_wrong_one_is_not() -> None:
+    scorer = create_faithfulness_scorer("local", context=["The city had 2,148,271 residents in 2020."])
+    assert scorer.run(output="The city has about 2.1 million residents.").score == 1.0
+    wrong = scorer.run(output="The city has about 3 million residents.")
+    assert wrong.score == 0.0 and "about 3 million" in (wrong.reason or "")

@@ -12,7 +12,7 @@ from troth.text.alignment import (
     negated_terms,
     windows,
 )
-from troth.text.numerals import number_scales, numbers, value
+from troth.text.numerals import number_scales, numbers, resolved, value
 
 CONTEXT = [
     "Anna Berg founded the company in 1998 with 12 staff. It lost 4-2 to the rival bid in 2001.",
@@ -154,7 +154,9 @@ def test_a_number_written_another_way_is_one_number() -> None:
     written = align("Revenue reached 1.5 million dollars in 2021.", context)
     assert not written.swapped and written.absent_names_numbers == ()
     assert align("Revenue reached 900,000 dollars in 2021.", context).swapped_numbers == ("900000",)
-    assert ContextAlignment(["It cost 2.5 million."]).absent("It cost 2.5 billion.")[0] == ("2.5",)
+    assert ContextAlignment(["It cost 2.5 million."]).absent("It cost 2.5 billion.")[0] == (
+        "2.5 billion",
+    )  # the number with its scale word
 
 
 def test_a_currency_abbreviation_is_its_scale_and_a_bare_m_is_not() -> None:
@@ -212,3 +214,46 @@ def test_a_claim_aligned_with_a_json_record_counts_only_its_names_and_numbers_as
     assert other.absent_names_numbers == ("FedEx", "10") and other.absent_words == ()
     prose = align("The parcel has shipped.", ["The order has shipped."])
     assert prose.absent_words == ("parcel",)  # in prose, a word found nowhere still counts
+
+
+def test_a_number_written_roughly_stands_for_the_context_number_within_its_precision() -> None:
+    context = ["The city had 2,148,271 residents in 2020. The tower is 330 metres tall."]
+    for claim in (
+        "The city has about 2.1 million residents.",
+        "The city has roughly 2.15 million residents.",
+        "The city has over 2 million residents.",
+        "The tower is over 300 metres tall.",
+        "The tower is nearly 340 metres tall.",
+        "The tower is ~330 metres tall.",
+    ):
+        found = align(claim, context)
+        assert found.absent_names_numbers == () and not found.swapped, claim
+    for claim, said in (
+        ("The city has about 3 million residents.", "about 3 million"),  # 2,148,271 is not about 3 million
+        ("The tower is more than 400 metres tall.", "more than 400"),  # nor 330 more than 400
+        ("The tower is over 200 metres tall.", "over 200"),  # within one unit: 200 to 300
+        ("The tower is 300 metres tall.", "300"),  # no hedge: exact
+    ):
+        assert align(claim, context).absent_names_numbers == (said,), claim
+
+
+def test_the_classifier_reads_a_rough_number_as_the_one_context_number_it_stands_for() -> None:
+    context = "The city had 2,148,271 residents in 2020 and 2,161,000 in 2011. The tower is 330 metres tall."
+    assert resolved("The city has about 2.1 million residents.", context) == "The city has 2,148,271 residents."
+    assert resolved("The tower is over 300 m tall; the city has over 2 million people.", context) == (
+        "The tower is 330 m tall; the city has over 2 million people."  # over 2 million: both censuses
+    )
+    assert resolved("The tower is 330 metres tall.", context) == "The tower is 330 metres tall."
+    assert resolved("It cost about $5 million.", context) == "It cost about $5 million."  # no such number
+    assert resolved("It has an impressive 000 million.", context) == "It has an impressive 000 million."
+
+
+def test_a_decade_stands_for_any_year_of_it() -> None:
+    context = ["She moved to Paris in 1889 and opened her studio there in 1902."]
+    for claim in ("She moved to Paris in the late 1880s.", "She moved to Paris in the 1880's."):
+        found = align(claim, context)
+        assert found.absent_names_numbers == () and not found.swapped, claim
+    assert align("She moved to Paris in the 1870s.", context).absent_names_numbers == ("the 1870s",)
+    assert align("She moved to Paris in 1880.", context).absent_names_numbers == ("1880",)  # a year is exact
+    assert resolved("She moved to Paris in the late 1880s.", context[0]) == "She moved to Paris in 1889."
+    assert resolved("She opened it in the 1900s.", context[0]) == "She opened it in 1902."

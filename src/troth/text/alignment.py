@@ -32,11 +32,13 @@ from troth.text.numerals import (
     LEAD,
     NUMBER,
     TOKEN,
+    admitted,
     displaced_numbers,
     joined,
     nearest,
     number_values,
     rescaled_numbers,
+    rounded_numbers,
     values,
 )
 from troth.text.windows import Sentence, context_sentences, terms
@@ -217,8 +219,12 @@ class ContextAlignment:
         mismatch = negation_mismatch(claim, best)  # a negated word is read where it stands, aligned or not
         if _share(anchors, self._terms[index]) < ALIGNED:  # no window says what the claim says: no swap to read
             return Alignment(best, covered, (), (), mismatch, span, *anywhere)
-        claim_numbers, window_numbers = values(claim), values(best)
-        absent = {n for n in claim_numbers if n not in window_numbers and n in self._numbers}
+        claim_numbers, window_numbers, rough = values(claim), values(best), rounded_numbers(claim)
+        absent = {
+            n
+            for n in claim_numbers
+            if n not in window_numbers and not admitted(rough.get(n), window_numbers) and n in self._numbers
+        }
         moved = displaced_numbers(claim, best) | rescaled_numbers(claim, best)
         swapped_numbers = sorted((absent if window_numbers - claim_numbers else set()) | moved)
         window_lower = folded(best.lower())
@@ -238,9 +244,14 @@ class ContextAlignment:
         capitalised word that does not start a sentence), and the others. Numbers are read by
         value, accents are ignored, and an acronym of a name the context writes out is found."""
         claim = _DOTTED.sub(lambda m: m.group().replace(".", ""), joined(claim))
-        found_numbers = number_values(claim)
-        # a number is read whole, as the value it stands for ("1.5 million" where the context says 1,500,000)
-        names_numbers = [(start, claim[start:end]) for v, start, end in found_numbers if v not in self._numbers]
+        found_numbers, rough = number_values(claim), rounded_numbers(claim)
+        # a number is read whole, as the value it stands for ("1.5 million" where the context says
+        # 1,500,000), as roughly as it is written ("about 2.1 million" where it says 2,148,271)
+        names_numbers = [
+            (start, claim[start:end])
+            for v, start, end in found_numbers
+            if v not in self._numbers and not admitted(rough.get(v), self._numbers)
+        ]
         others: list[str] = []
         for found in _WORD.finditer(claim):
             word = found.group()

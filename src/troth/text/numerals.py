@@ -1,5 +1,6 @@
 """How a claim's numbers are read against its context: by the value they stand for ("1.5 million",
-"$1.5m" and "1,500,000" are one number), by the word that leads them ("fell 5%" where the window
+"$1.5m" and "1,500,000" are one number), as roughly as they are written ("about 2.1 million" may
+stand for 2,148,271, "over 300" for 330), by the word that leads them ("fell 5%" where the window
 says "fell 3%"), and by their scale word ("$5.2 million" where it says "$5.2 billion"). Units and
 times are not converted ("2.5 km" is not "2,500 metres"). Used by :mod:`troth.text.alignment`."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from troth.text.times import MONTHS
@@ -30,6 +32,17 @@ _MULTIPLIED = re.compile(rf"\s*({_SCALE_WORDS}|m|k)(?!\w)", re.IGNORECASE)
 _CURRENCY = re.compile(r"[$£€¥]\s*$")
 _SCALE = re.compile(rf"({_DIGITS})\s*({_SCALE_WORDS}|%|percent|per cent)(?!\w)", re.IGNORECASE)
 _SCALE_NAMES = {"bn": "billion", "%": "percent", "per cent": "percent"}
+_HEDGE_WAYS = {
+    "above": ("over", "more than", "above", "at least", "just over", "upwards of"),
+    "below": ("under", "less than", "below", "fewer than", "up to", "at most", "just under", "nearly", "almost"),
+}
+_HEDGES = ("about", "around", "approximately", "roughly", "some", "close to", "circa", "an estimated")
+_HEDGE_WORDS = "|".join(w.replace(" ", r"\s+") for w in (*_HEDGES, *(h for hs in _HEDGE_WAYS.values() for h in hs)))
+_HEDGE = re.compile(rf"(?:\b({_HEDGE_WORDS})\s+|~\s*)(?:[$£€¥]\s*)?$", re.IGNORECASE)
+# a decade of years ("the late 1880s", "1990's"): any year of it
+_DECADE_YEAR = re.compile(r"1\d\d0|20\d0")
+_DECADE = re.compile(r"'?s(?!\w)")
+_DECADE_LEAD = re.compile(r"\bthe\s+(?:(?:early|mid|late)[\s-]+)?$", re.IGNORECASE)
 
 
 def numbers(text: str) -> set[str]:
@@ -50,18 +63,111 @@ def value(number: str, scale: str = "") -> str:
         return bare
 
 
-def number_values(text: str) -> list[tuple[str, int, int]]:
-    """Each number of ``text`` (after :func:`joined`) as its :func:`value`, and where it stands
-    there: "1.5 million", "$1.5m" and "1,500,000" alike are "1500000"."""
+@dataclass(frozen=True)
+class Rounded:
+    """A number written roughly ("about 2.1 million", "over 300", "$3m"): its value, the unit of
+    its last written digit, and where the number it stands for may lie: ``near`` it (within half
+    a unit), ``above`` or ``below`` it (by at most a unit: "over 300" is 300 to 400, "nearly 50"
+    40 to 50), or in its ``decade`` ("the 1880s": 1880 to 1889)."""
+
+    value: Decimal
+    unit: Decimal
+    way: str
+
+    def admits(self, found: Decimal) -> bool:
+        """Whether ``found``, a number of the context, is one this rough number may stand for."""
+        if self.way == "decade":
+            return self.value <= found < self.value + self.unit
+        if self.way == "above":
+            return self.value <= found <= self.value + self.unit
+        if self.way == "below":
+            return self.value - self.unit <= found <= self.value
+        return abs(found - self.value) * 2 <= self.unit
+
+
+def _rounded(number: str, scale: str, hedge: str) -> Rounded | None:
+    """``number`` with its scale word and the hedge before it, as a :class:`Rounded`; None when it
+    has neither (a number written out is exact)."""
+    if not hedge and not scale:
+        return None
+    bare, power = number.replace(",", ""), _MULTIPLIERS.get(scale, 0)
+    places = -len(bare.partition(".")[2]) if "." in bare else len(bare) - len(bare.rstrip("0"))
+    try:
+        found = Decimal(bare).scaleb(power)
+    except InvalidOperation:
+        return None
+    if not found:  # "000 million", a number lost in tokenising, stands for nothing
+        return None
+    way = next((w for w, hedges in _HEDGE_WAYS.items() if hedge in hedges), "near")
+    return Rounded(found, Decimal(1).scaleb(power + places), way)
+
+
+def _readings(text: str) -> list[tuple[str, int, int, Rounded | None]]:
+    """Each number of ``text`` (after :func:`joined`): its :func:`value`, where it stands with its
+    hedge and scale word (or as a decade: "the late 1880s"), and how roughly it is written."""
     text = joined(text)
-    found = []
+    found: list[tuple[str, int, int, Rounded | None]] = []
     for m in NUMBER.finditer(text):
         scale = _MULTIPLIED.match(text, m.end())
         word = scale.group(1).lower() if scale else ""
         if word in ("m", "k") and not _CURRENCY.search(text, max(m.start() - 8, 0), m.start()):  # "100m": metres
             word = ""
-        found.append((value(m.group(), word), m.start(), m.end()))
+        hedge = _HEDGE.search(text, max(m.start() - 24, 0), m.start())
+        start, end = hedge.start() if hedge else m.start(), scale.end() if scale and word else m.end()
+        said = " ".join((hedge.group(1) or "~").lower().split()) if hedge else ""
+        decade = _DECADE.match(text, m.end()) if _DECADE_YEAR.fullmatch(m.group()) else None
+        if decade and not hedge:
+            lead = _DECADE_LEAD.search(text, max(m.start() - 20, 0), m.start())
+            start, end = lead.start() if lead else m.start(), decade.end()
+            found.append((m.group(), start, end, Rounded(Decimal(m.group()), Decimal(10), "decade")))
+            continue
+        found.append((value(m.group(), word), start, end, _rounded(m.group(), word, said)))
     return found
+
+
+def number_values(text: str) -> list[tuple[str, int, int]]:
+    """Each number of ``text`` (after :func:`joined`) as its :func:`value`, and where it stands
+    there with its hedge and scale word ("about 1.5 million"): "1.5 million", "$1.5m" and
+    "1,500,000" alike are "1500000"."""
+    return [(v, start, end) for v, start, end, _ in _readings(text)]
+
+
+def rounded_numbers(text: str) -> dict[str, Rounded]:
+    """The numbers of ``text`` written roughly, by :func:`value`: with a hedge ("about", "over",
+    "nearly", "~") or a scale word ("2.1 million" may stand for 2,148,271)."""
+    return {v: r for v, _, _, r in _readings(text) if r is not None}
+
+
+def resolved(claim: str, context: str) -> str:
+    """``claim`` with each number it writes roughly replaced by the one number of ``context`` that
+    it may stand for, as the context writes it: "about 2.1 million" where the context says
+    2,148,271 reads "2,148,271" (what a classifier, blind to rounding, then reads). A rough number
+    the context holds as written, or that stands for none or several of its numbers, stays."""
+    context = joined(context)
+    written: dict[str, str] = {}
+    for number, start, end in number_values(context):
+        written.setdefault(number, context[start:end])
+    claim = joined(claim)
+    for number, start, end, rough in reversed(_readings(claim)):
+        if rough is None or number in written:
+            continue
+        (only, *others) = [v for v in written if admitted(rough, [v])] or [""]
+        if only and not others:
+            claim = claim[:start] + written[only] + claim[end:]
+    return claim
+
+
+def admitted(rounded: Rounded | None, found: Iterable[str]) -> bool:
+    """Whether a number written roughly may stand for one of ``found`` (values)."""
+    if rounded is None:
+        return False
+    for number in found:
+        try:
+            if rounded.admits(Decimal(number)):
+                return True
+        except InvalidOperation:
+            continue
+    return False
 
 
 def values(text: str) -> set[str]:
@@ -93,12 +199,12 @@ def number_leads(text: str) -> dict[str, set[str]]:
 def displaced_numbers(claim: str, window: str) -> set[str]:
     """Numbers of the claim, present in the window or not, whose leading word leads only other
     numbers there ("prices fell 5%" where the window says "prices fell 3%, after rising 5%")."""
-    ours, theirs = number_leads(claim), number_leads(window)
+    ours, theirs, rough = number_leads(claim), number_leads(window), rounded_numbers(claim)
     displaced = set()
     for number, leads in ours.items():
         for lead in leads:
             led = {n for n, found in theirs.items() if lead in found}
-            if led and number not in led:
+            if led and number not in led and not admitted(rough.get(number), led):
                 displaced.add(number)
     return displaced
 

@@ -20,6 +20,7 @@ from troth.judges.plans.stack import claim_features, stacked, substitute_gain, s
 from troth.judges.session import StepContext
 from troth.prompts import claims as P
 from troth.text.alignment import Alignment, ContextAlignment
+from troth.text.numerals import resolved
 from troth.text.windows import Sentence, claim_windows, context_sentences, rank, window_text
 from troth.values import Evidence, Verdict, VerdictLabel
 
@@ -106,18 +107,21 @@ class ClaimWindows:
     windows: list[list[list[Sentence]]]
     alignments: list[Alignment]
     runs: list[list[Sentence]]
+    readings: list[str]  # each claim as the classifier reads it (a rough number resolved: numerals.resolved)
 
 
 def pair_windows(context: list[str], claims: list[str], scan: bool, aligned: bool) -> ClaimWindows:
     """Each claim's windows of the context, and with ``aligned``, where it aligns there."""
     sentences = context_sentences(context, WINDOW_CHARS)
     windows = [claim_windows(sentences, claim, WINDOW_CHARS, scan=scan) for claim in claims]
+    whole = " ".join(s.text for s in sentences)
+    readings = [resolved(claim, whole) for claim in claims]
     if not aligned:
-        return ClaimWindows(windows, [], [])
+        return ClaimWindows(windows, [], [], readings)
     context_alignment = ContextAlignment(context, sentences)
     alignments = [context_alignment.align(claim) for claim in claims]
     runs = [sentences[a.span[0] : a.span[0] + a.span[1]] for a in alignments]
-    return ClaimWindows(windows, alignments, runs)
+    return ClaimWindows(windows, alignments, runs, readings)
 
 
 def gather(claims: list[str], windows: list[list[list[Sentence]]], scores: list[PairScores]) -> list[Scored]:
@@ -141,9 +145,9 @@ async def classify_claims(ctx: StepContext, context: list[str], claims: list[str
     look = (capabilities.second_look if capabilities else False) or every
     scan = capabilities.scan_windows if capabilities else False
     found = pair_windows(context, claims, scan, aligned=head is not None or look)
-    pairs = [(window_text(w), claim) for claim, ws in zip(claims, found.windows, strict=True) for w in ws]
+    pairs = [(window_text(w), read) for read, ws in zip(found.readings, found.windows, strict=True) for w in ws]
     runs = [window_text(r) for r in found.runs] if uses(head, "substitute_gain") else [""] * len(claims)
-    contrasts, spans = substitute_pairs(claims, runs)
+    contrasts, spans = substitute_pairs(found.readings, runs)
     scores = await classify_once(ctx, pairs + contrasts)
     if any(s.truncated for s in scores):
         ctx.note(P.TRUNCATED_WINDOW_NOTE)
@@ -186,7 +190,7 @@ async def second_look(
     run not among its windows is looked at again."""
     again = [i for i, s in enumerate(scored) if _looked_again(s, found.alignments[i], threshold, found.runs[i])]
     asked = [i for i in again if i not in known]
-    scores = await ctx.classify([(window_text(found.runs[i]), scored[i].claim) for i in asked]) if asked else []
+    scores = await ctx.classify([(window_text(found.runs[i]), found.readings[i]) for i in asked]) if asked else []
     run_scores = {**known, **dict(zip(asked, scores, strict=True))}
     out = list(scored)
     for i in again:
