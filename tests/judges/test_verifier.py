@@ -278,3 +278,14 @@ def test_a_rounded_number_is_supported_by_the_number_it_rounds_and_a_wrong_one_i
     assert scorer.run(output="The city has about 2.1 million residents.").score == 1.0
     wrong = scorer.run(output="The city has about 3 million residents.")
     assert wrong.score == 0.0 and "about 3 million" in (wrong.reason or "")
+
+
+def test_a_markdown_list_context_is_read_item_by_item_and_quoted_as_written() -> None:
+    context = "## X1 laptop\nThe X1 ships in two sizes.\n- Battery: 12 hours\n- Weight: 1.2 kg\n- Ports: two USB-C"
+    scorer = create_faithfulness_scorer("local", context=[context])
+    right, wrong = scorer.run(output="The X1 weighs 1.2 kg."), scorer.run(output="The X1 weighs 1.5 kg.")
+    assert right.score == 1.0 and wrong.score == 0.0
+    for result in (right, wrong):
+        evidence = result.verdicts[0].evidence
+        assert evidence is not None and evidence.quote == "- Weight: 1.2 kg"
+        assert context[evidence.start : evidence.end] == evidence.quote

@@ -64,3 +64,18 @@ def test_a_blank_line_ends_a_sentence_with_its_offsets() -> None:
         "It opened in 1889.",
     ]
     assert split_sentences("a line\nwrapped here.") == ["a line wrapped here."]
+
+
+def test_markup_ends_a_sentence_a_list_items_number_does_not() -> None:
+    text = "## Specs\nThe X1 ships in two sizes.\n- Battery: 12 hours\n1. Preheat the oven. Then bake."
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "## Specs",
+        "The X1 ships in two sizes.",
+        "- Battery: 12 hours",
+        "1. Preheat the oven.",
+        "Then bake.",
+    ]
+    html = "<h2>Hours</h2><p>It opens at 9am.</p><ul><li>Adults: 12 euros</li></ul>"
+    assert [html[a:b] for a, b in sentence_spans(html)] == ["Hours", "It opens at 9am.", "Adults: 12 euros"]
+    wrapped = "The tower was finished\nin 1889 and is 330 m tall."  # a line break alone ends nothing
+    assert [wrapped[a:b] for a, b in sentence_spans(wrapped)] == [wrapped]

@@ -49,3 +49,19 @@ def test_a_link_in_the_context_is_read_as_its_words_and_quoted_as_written() -> N
     assert first.text == "The Eiffel Tower is 330 m tall." and not first.structured
     assert first.quote == segment[first.start : first.end] == segment.split(" It")[0]
     assert second.text == second.quote == "It opened in 1889." and second.original == ""
+
+
+def test_a_markdown_or_html_context_reads_line_by_line_and_is_quoted_as_written() -> None:
+    markdown = "## Specs\n- Battery: 12 **hours**\n- Weight: 1.2 kg"
+    heading, battery, weight = context_sentences([markdown], 700)
+    assert (heading.text, battery.text, weight.text) == ("Specs.", "Battery: 12 hours.", "Weight: 1.2 kg.")
+    assert battery.quote == markdown[battery.start : battery.end] == "- Battery: 12 **hours**"
+    html = "<p>The museum opens at <b>9am</b>.</p><ul><li>Adults: 12 euros</li><li>Children: free</li></ul>"
+    opens, adults, children = context_sentences([html], 700)
+    assert [s.text for s in (opens, adults, children)] == [
+        "The museum opens at 9am.",
+        "Adults: 12 euros.",
+        "Children: free.",
+    ]
+    assert opens.quote == html[opens.start : opens.end] == "The museum opens at <b>9am</b>."
+    assert window_text([adults, children]) == "Adults: 12 euros. Children: free."

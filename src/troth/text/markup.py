@@ -15,6 +15,9 @@ extractor splits into sentences.
   header ("Eiffel Tower: Height: 330 m; Opened: 1889.").
 - Not claims, and dropped: Markdown headings (``# Results``), a lead-in ending with a colon
   ("Here is what the report says:"), and a segment without a letter.
+
+A context's markup is read too: :func:`block_breaks` (where its sentences break apart) and
+:func:`line_reading` (a marked line as it reads).
 """
 
 from __future__ import annotations
@@ -46,6 +49,37 @@ def inline_reading(text: str) -> str:
     ("[Eiffel Tower](https://...)" as "Eiffel Tower"), bold text without its marks (a lone
     ``**``, as in a censored word, stays)."""
     return _BOLD.sub(r"\2", _LINK.sub(r"\2", text))
+
+
+_MARKED_LINE = re.compile(r"^[ \t]*(?:(#{1,6})|[-*•+–]|\d{1,3}[.)])[ \t]+", re.MULTILINE)
+_LINE_END = re.compile(r"[ \t]*(?:\n|$)")
+
+
+def block_breaks(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` breaks apart by its markup, not its prose (a context written in Markdown or
+    HTML): the spans that no sentence crosses or holds: an HTML block tag, the line break before
+    a list item or a heading, and the one after a heading."""
+    breaks = [(m.start(), m.end()) for m in _BLOCK_TAG.finditer(text)]
+    for line in _MARKED_LINE.finditer(text):
+        breaks.append((max(line.start() - 1, 0), line.start()))
+        if line.group(1):  # a heading is a sentence of its own
+            end = _LINE_END.search(text, line.end())
+            breaks.append((end.start(), end.end()) if end else (len(text), len(text)))
+    return sorted(breaks)
+
+
+def line_reading(text: str, closed: bool = False) -> str:
+    """A context sentence as it reads: without a list or heading marker before it or HTML tags
+    in it, and without inline Markdown (:func:`inline_reading`); a marked line, or one ``closed``
+    by an HTML block tag, reads as a sentence ("- Weight: 1.2 kg" as "Weight: 1.2 kg.")."""
+    marked = _MARKED_LINE.match(text)
+    read = inline_reading(_TAG.sub("", text[marked.end() :] if marked else text)).strip()
+    return read + "." if (marked or closed) and read and not read.endswith((*_ENDS, ")")) else read
+
+
+def closed_at(text: str, end: int) -> bool:
+    """Whether an HTML block tag follows ``end`` in ``text`` (spaces aside)."""
+    return _BLOCK_TAG.match(text, len(text) - len(text[end:].lstrip())) is not None
 
 
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")

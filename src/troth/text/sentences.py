@@ -4,26 +4,31 @@ from __future__ import annotations
 
 import re
 
-from troth.text.markup import prose_segments
+from troth.text.markup import block_breaks, prose_segments
 
 _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "prof", "st", "vs", "etc", "e.g", "i.e", "inc", "ltd", "jr", "sr", "no"}
 _BLANK_LINE = re.compile(r"\n[ \t]*\n\s*")
+_NUMBERED = re.compile(r"\d{1,3}\.")
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9\u00C0-\u024F])")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` offsets of the sentences of ``text``, leading and trailing blanks excluded.
 
-    A blank line ends a sentence (a heading or a title line above a paragraph is one of its own).
+    A blank line ends a sentence (a heading or a title line above a paragraph is one of its own),
+    and so does markup (:func:`troth.text.markup.block_breaks`: an HTML block tag, a list item's
+    or a heading's line).
     Else a sentence ends at ., ! or ? followed by a capitalised word or a digit; common
     abbreviations ("Dr.", "e.g.") and single initials ("J. Smith") do not end one; a unit after a
     number does ("330 m. It opened").
     """
     spans: list[tuple[int, int]] = []
     start = 0
-    for blank in _BLANK_LINE.finditer(text):
-        spans += _paragraph_spans(text, start, blank.start())
-        start = blank.end()
+    breaks = sorted([(m.start(), m.end()) for m in _BLANK_LINE.finditer(text)] + block_breaks(text))
+    for begin, end in breaks:
+        if begin >= start:
+            spans += _paragraph_spans(text, start, begin)
+        start = max(start, end)
     return spans + _paragraph_spans(text, start, len(text))
 
 
@@ -37,7 +42,8 @@ def _paragraph_spans(text: str, begin: int, finish: int) -> list[tuple[int, int]
         # a lower-case unit after a number ends a sentence ("330 m."); "5 p. m." and "1101 W." do not
         number = len(words) == 2 and words[0].replace(",", "").replace(".", "").isdigit()
         unit = number and words[-1][:1].islower() and last_word not in ("a", "p")
-        if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha() and not unit):
+        marker = _NUMBERED.fullmatch(candidate) is not None  # "1. Preheat the oven": a list item's number
+        if marker or last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha() and not unit):
             continue
         spans.append((start, match.start()))
         start = match.end()

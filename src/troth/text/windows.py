@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from troth.text.markup import inline_reading, table_blocks
+from troth.text.markup import closed_at, line_reading, table_blocks
 from troth.text.records import json_records
 from troth.text.sentences import sentence_spans
 
@@ -71,7 +71,8 @@ def _prose(segment: str, index: int, begin: int, finish: int, max_chars: int) ->
     out: list[Sentence] = []
     for start, end in sentence_spans(segment[begin:finish]):
         out.extend(_pieces(segment, index, begin + start, begin + end, max_chars))
-    return [s if (read := inline_reading(s.text)) == s.text else replace(s, text=read, original=s.text) for s in out]
+    read = [line_reading(s.text, closed_at(segment, s.end)) for s in out]
+    return [s if r == s.text else replace(s, text=r, original=s.text) for s, r in zip(out, read, strict=True)]
 
 
 def _pieces(segment: str, index: int, start: int, end: int, max_chars: int) -> list[Sentence]:
