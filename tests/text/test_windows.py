@@ -65,3 +65,9 @@ def test_a_markdown_or_html_context_reads_line_by_line_and_is_quoted_as_written(
     ]
     assert opens.quote == html[opens.start : opens.end] == "The museum opens at <b>9am</b>."
     assert window_text([adults, children]) == "Adults: 12 euros. Children: free."
+
+
+def test_a_line_of_markup_alone_is_no_sentence() -> None:
+    segment = "<div><span></span></div><p>The tower is 330 m tall.</p>\n####\n- "
+    (only,) = context_sentences([segment], 700)
+    assert only.text == only.quote == "The tower is 330 m tall."

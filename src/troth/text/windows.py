@@ -72,7 +72,8 @@ def _prose(segment: str, index: int, begin: int, finish: int, max_chars: int) ->
     for start, end in sentence_spans(segment[begin:finish]):
         out.extend(_pieces(segment, index, begin + start, begin + end, max_chars))
     read = [line_reading(s.text, closed_at(segment, s.end)) for s in out]
-    return [s if r == s.text else replace(s, text=r, original=s.text) for s, r in zip(out, read, strict=True)]
+    kept = [(s, r) for s, r in zip(out, read, strict=True) if any(c.isalnum() for c in r)]  # not a bare tag
+    return [s if r == s.text else replace(s, text=r, original=s.text) for s, r in kept]
 
 
 def _pieces(segment: str, index: int, start: int, end: int, max_chars: int) -> list[Sentence]:
