@@ -289,3 +289,16 @@ def test_a_markdown_list_context_is_read_item_by_item_and_quoted_as_written() ->
         evidence = result.verdicts[0].evidence
         assert evidence is not None and evidence.quote == "- Weight: 1.2 kg"
         assert context[evidence.start : evidence.end] == evidence.quote
+
+
+def test_an_html_table_context_is_read_row_by_row_under_its_header() -> None:
+    page = (
+        "<table><tr><th>Tower</th><th>City</th><th>Height</th></tr>"
+        "<tr><td>Eiffel Tower</td><td>Paris</td><td>330 m</td></tr>"
+        "<tr><td>Blackpool Tower</td><td>Blackpool</td><td>158 m</td></tr></table>"
+    )
+    scorer = create_faithfulness_scorer("local", context=[page])
+    right = scorer.run(output="The Eiffel Tower is 330 m tall.")
+    assert right.score == 1.0 and right.verdicts[0].evidence is not None
+    assert right.verdicts[0].evidence.quote == "<tr><td>Eiffel Tower</td><td>Paris</td><td>330 m</td></tr>"
+    assert scorer.run(output="Blackpool Tower is in Paris.").verdicts[0].verdict == "no"

@@ -71,3 +71,14 @@ def test_a_line_of_markup_alone_is_no_sentence() -> None:
     segment = "<div><span></span></div><p>The tower is 330 m tall.</p>\n####\n- "
     (only,) = context_sentences([segment], 700)
     assert only.text == only.quote == "The tower is 330 m tall."
+
+
+def test_an_html_table_row_of_the_context_is_a_structured_sentence() -> None:
+    segment = (
+        "<p>Towers.</p><table><tr><th>Tower</th><th>Height</th></tr>"
+        "<tr><td>Eiffel Tower</td><td>330 m</td></tr></table>"
+    )
+    prose, row = context_sentences([segment], 700)
+    assert prose.text == "Towers." and not prose.structured
+    assert row.text == "Eiffel Tower: Height: 330 m." and row.structured
+    assert row.quote == segment[row.start : row.end] == "<tr><td>Eiffel Tower</td><td>330 m</td></tr>"

@@ -90,7 +90,7 @@ def _cells(row: str) -> list[str]:
     return [_EMPHASIS.sub("", c).strip() for c in row.strip().strip("|").split("|")]
 
 
-def _row_sentence(cells: list[str], header: list[str]) -> str:
+def row_sentence(cells: list[str], header: list[str]) -> str:
     """A table row as a sentence: "first cell: Header: cell; Header: cell." (cells named by the
     header when there is one, else joined by commas)."""
     if header:
@@ -103,7 +103,7 @@ def _row_sentence(cells: list[str], header: list[str]) -> str:
 @dataclass(frozen=True)
 class TableRow:
     """A data row of a Markdown table: where its line stands in the text, and the row read as a
-    sentence (:func:`_row_sentence`)."""
+    sentence (:func:`row_sentence`)."""
 
     start: int
     end: int
@@ -128,7 +128,7 @@ def table_blocks(text: str) -> list[tuple[int, int, list[TableRow]]]:
         group, header = lines[i:j], []
         if _TABLE_RULE.match(group[1][2]):
             header, group = _cells(group[0][2]), group[2:]
-        rows = [TableRow(start, end, _row_sentence(_cells(line), header)) for start, end, line in group]
+        rows = [TableRow(start, end, row_sentence(_cells(line), header)) for start, end, line in group]
         blocks.append((lines[i][0], lines[j - 1][1], rows))
         i = j
     return blocks

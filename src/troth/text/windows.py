@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
+from troth.text.html_tables import html_table_blocks
 from troth.text.markup import closed_at, line_reading, table_blocks
 from troth.text.records import json_records
 from troth.text.sentences import sentence_spans
@@ -28,8 +29,9 @@ _STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 @dataclass(frozen=True)
 class Sentence:
     """One sentence of a context: its text, segment index and ``start:end`` offsets there (a
-    Markdown table row read as a sentence: "Eiffel Tower: Height: 330 m.", see
-    :func:`troth.text.markup.table_blocks`; a Markdown link read as its words)."""
+    Markdown or HTML table row read as a sentence: "Eiffel Tower: Height: 330 m.", see
+    :func:`troth.text.markup.table_blocks` and :mod:`troth.text.html_tables`; a Markdown link
+    read as its words)."""
 
     text: str
     segment: int
@@ -50,7 +52,7 @@ def terms(text: str) -> list[str]:
 
 
 def context_sentences(context: list[str], max_chars: int) -> list[Sentence]:
-    """The context's sentences, each row of a Markdown table read as one, a JSON segment read
+    """The context's sentences, each row of a Markdown or HTML table read as one, a JSON segment read
     object by object (:mod:`troth.text.records`); one longer than ``max_chars`` is cut into
     pieces at spaces."""
     out: list[Sentence] = []
@@ -59,7 +61,7 @@ def context_sentences(context: list[str], max_chars: int) -> list[Sentence]:
             out += [Sentence(r.text, index, r.start, r.end, segment[r.start : r.end], True) for r in records]
             continue
         at = 0
-        for start, end, rows in table_blocks(segment):
+        for start, end, rows in sorted(table_blocks(segment) + html_table_blocks(segment), key=lambda b: b[0]):
             out += _prose(segment, index, at, start, max_chars)
             out += [Sentence(r.text, index, r.start, r.end, segment[r.start : r.end], True) for r in rows]
             at = end
