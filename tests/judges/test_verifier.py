@@ -302,3 +302,9 @@ def test_an_html_table_context_is_read_row_by_row_under_its_header() -> None:
     assert right.score == 1.0 and right.verdicts[0].evidence is not None
     assert right.verdicts[0].evidence.quote == "<tr><td>Eiffel Tower</td><td>Paris</td><td>330 m</td></tr>"
     assert scorer.run(output="Blackpool Tower is in Paris.").verdicts[0].verdict == "no"
+
+
+def test_a_clock_time_is_supported_by_the_same_time_written_the_other_way() -> None:
+    scorer = create_faithfulness_scorer("local", context=['{"flight": "BA117", "departure": "2026-12-09T14:45:00"}'])
+    assert scorer.run(output="Flight BA117 departs at 2:45 pm on December 9.").score == 1.0
+    assert scorer.run(output="Flight BA117 departs at 3:45 pm on December 9.").score == 0.0

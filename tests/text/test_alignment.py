@@ -257,3 +257,15 @@ def test_a_decade_stands_for_any_year_of_it() -> None:
     assert align("She moved to Paris in 1880.", context).absent_names_numbers == ("1880",)  # a year is exact
     assert resolved("She moved to Paris in the late 1880s.", context[0]) == "She moved to Paris in 1889."
     assert resolved("She opened it in the 1900s.", context[0]) == "She opened it in 1902."
+
+
+def test_a_clock_time_matches_the_same_time_written_the_other_way() -> None:
+    context = ["The meeting starts at 14:00 and ends at 15:30."]
+    for claim in ("The meeting starts at 2 pm.", "The meeting ends at 3:30 pm.", "It ends at 3:30."):
+        found = align(claim, context)
+        assert found.absent_names_numbers == () and not found.swapped and found.absent_words == (), claim
+    assert align("The meeting starts at 3 pm.", context).swapped_numbers == ("15:00",)
+    assert resolved("Flight BA117 departs at 2:45 pm.", "departure: 9 December 2026 14:45") == (
+        "Flight BA117 departs at 14:45."  # the classifier reads the time as the context writes it
+    )
+    assert resolved("It starts at 3:30.", "It starts at 3:30 pm.") == "It starts at 3:30 pm."

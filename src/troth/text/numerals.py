@@ -1,8 +1,9 @@
 """How a claim's numbers are read against its context: by the value they stand for ("1.5 million",
 "$1.5m" and "1,500,000" are one number), as roughly as they are written ("about 2.1 million" may
 stand for 2,148,271, "over 300" for 330), by the word that leads them ("fell 5%" where the window
-says "fell 3%"), and by their scale word ("$5.2 million" where it says "$5.2 billion"). Units and
-times are not converted ("2.5 km" is not "2,500 metres"). Used by :mod:`troth.text.alignment`."""
+says "fell 3%"), and by their scale word ("$5.2 million" where it says "$5.2 billion"); a clock
+time by its 24-hour value ("2:45 pm" is "14:45"). Units are not converted ("2.5 km" is not "2,500
+metres"). Used by :mod:`troth.text.alignment`."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from troth.text.times import MONTHS
+from troth.text.times import MONTHS, Clock, clock_times
 from troth.text.windows import terms
 
 _DIGITS = r"(?<![\w.,])\d+(?:[.,]\d+)*"
@@ -74,8 +75,12 @@ class Rounded:
     unit: Decimal
     way: str
 
-    def admits(self, found: Decimal) -> bool:
-        """Whether ``found``, a number of the context, is one this rough number may stand for."""
+    def admits(self, number: str) -> bool:
+        """Whether ``number``, a value of the context, is one this rough number may stand for."""
+        try:
+            found = Decimal(number)
+        except InvalidOperation:  # a clock time ("14:45")
+            return False
         if self.way == "decade":
             return self.value <= found < self.value + self.unit
         if self.way == "above":
@@ -102,12 +107,16 @@ def _rounded(number: str, scale: str, hedge: str) -> Rounded | None:
     return Rounded(found, Decimal(1).scaleb(power + places), way)
 
 
-def _readings(text: str) -> list[tuple[str, int, int, Rounded | None]]:
+def _readings(text: str) -> list[tuple[str, int, int, Rounded | Clock | None]]:
     """Each number of ``text`` (after :func:`joined`): its :func:`value`, where it stands with its
-    hedge and scale word (or as a decade: "the late 1880s"), and how roughly it is written."""
+    hedge and scale word (or as a decade: "the late 1880s"), and how roughly it is written; a
+    clock time is one number, its 24-hour value ("2:45 pm": "14:45", :func:`clock_times`)."""
     text = joined(text)
-    found: list[tuple[str, int, int, Rounded | None]] = []
+    clocks = clock_times(text)
+    found: list[tuple[str, int, int, Rounded | Clock | None]] = [(c.value, c.start, c.end, c) for c in clocks]
     for m in NUMBER.finditer(text):
+        if any(c.start <= m.start() < c.end for c in clocks):
+            continue
         scale = _MULTIPLIED.match(text, m.end())
         word = scale.group(1).lower() if scale else ""
         if word in ("m", "k") and not _CURRENCY.search(text, max(m.start() - 8, 0), m.start()):  # "100m": metres
@@ -122,7 +131,7 @@ def _readings(text: str) -> list[tuple[str, int, int, Rounded | None]]:
             found.append((m.group(), start, end, Rounded(Decimal(m.group()), Decimal(10), "decade")))
             continue
         found.append((value(m.group(), word), start, end, _rounded(m.group(), word, said)))
-    return found
+    return sorted(found, key=lambda reading: reading[1])
 
 
 def number_values(text: str) -> list[tuple[str, int, int]]:
@@ -132,9 +141,10 @@ def number_values(text: str) -> list[tuple[str, int, int]]:
     return [(v, start, end) for v, start, end, _ in _readings(text)]
 
 
-def rounded_numbers(text: str) -> dict[str, Rounded]:
+def rounded_numbers(text: str) -> dict[str, Rounded | Clock]:
     """The numbers of ``text`` written roughly, by :func:`value`: with a hedge ("about", "over",
-    "nearly", "~") or a scale word ("2.1 million" may stand for 2,148,271)."""
+    "nearly", "~") or a scale word ("2.1 million" may stand for 2,148,271); and its clock times
+    ("3:30" may be 15:30)."""
     return {v: r for v, _, _, r in _readings(text) if r is not None}
 
 
@@ -149,6 +159,10 @@ def resolved(claim: str, context: str) -> str:
         written.setdefault(number, context[start:end])
     claim = joined(claim)
     for number, start, end, rough in reversed(_readings(claim)):
+        if isinstance(rough, Clock):  # a time as the context writes it ("2:45 pm" where it says 14:45)
+            same = number if number in written else rough.twin if rough.twin in written else ""
+            claim = claim[:start] + written[same] + claim[end:] if same else claim
+            continue
         if rough is None or number in written:
             continue
         (only, *others) = [v for v in written if admitted(rough, [v])] or [""]
@@ -157,17 +171,9 @@ def resolved(claim: str, context: str) -> str:
     return claim
 
 
-def admitted(rounded: Rounded | None, found: Iterable[str]) -> bool:
-    """Whether a number written roughly may stand for one of ``found`` (values)."""
-    if rounded is None:
-        return False
-    for number in found:
-        try:
-            if rounded.admits(Decimal(number)):
-                return True
-        except InvalidOperation:
-            continue
-    return False
+def admitted(rounded: Rounded | Clock | None, found: Iterable[str]) -> bool:
+    """Whether a number written roughly (or a clock time) may stand for one of ``found`` (values)."""
+    return rounded is not None and any(rounded.admits(number) for number in found)
 
 
 def values(text: str) -> set[str]:

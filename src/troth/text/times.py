@@ -1,9 +1,10 @@
 """Times as people write and read them: a stored ISO time shown, a ``--since`` read, an ISO date
-in prose."""
+in prose, a clock time read whichever way it is written ("2:45 pm", "14:45")."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 MONTHS: tuple[str, ...] = ("January", "February", "March", "April", "May", "June", "July")
@@ -54,3 +55,43 @@ def written_time(text: str) -> str:
         return text
     day = f"{moment.day} {MONTHS[moment.month - 1]} {moment.year}"
     return day if len(text) == 10 else f"{day} {moment:%H:%M}"
+
+
+_TWELVE_HOUR = re.compile(r"(?<![\w.:,$£€¥])(1[0-2]|0?[1-9])(?::([0-5]\d))?\s?([ap])\.?\s?m\b", re.IGNORECASE)
+_DAY_HOUR = re.compile(r"(?<![\w.:,$£€¥])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?![\d:])")
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A clock time of a text: its value as "HH:MM" on a 24-hour clock, where it stands, and the
+    other value it may have (a time written without "am" or "pm", "3:30", may be 15:30; one
+    written with "pm", "3:30 pm", may be what a text writes bare as "3:30")."""
+
+    value: str
+    start: int
+    end: int
+    twin: str = ""
+
+    def admits(self, found: str) -> bool:
+        """Whether ``found``, a value of the context, is the other value this time may have."""
+        return bool(self.twin) and found == self.twin
+
+
+def clock_times(text: str) -> list[Clock]:
+    """The clock times of ``text``: "2:45 pm", "2 PM", "9 a.m." and "14:45" by their 24-hour
+    value; a date, a score ("2:1") or a bare hour ("at 3") is none."""
+    found = []
+    for m in _TWELVE_HOUR.finditer(text):
+        hour, minute = int(m.group(1)) % 12, m.group(2) or "00"
+        pm = m.group(3).lower() == "p"
+        twin = (f"{hour:02d}:{minute}" if hour else "") if pm else (f"12:{minute}" if hour == 0 else "")
+        found.append(Clock(f"{hour + 12 * pm:02d}:{minute}", m.start(), m.end(), twin))
+    taken = [(c.start, c.end) for c in found]
+    for m in _DAY_HOUR.finditer(text):
+        if any(a < m.end() and m.start() < b for a, b in taken):
+            continue
+        hour, written = int(m.group(1)), m.group(1)
+        bare = 1 <= hour <= 12 and not written.startswith("0")  # "3:30" may be 15:30; "03:30" and "15:30" are not
+        twin = f"{(hour + 12) % 24:02d}:{m.group(2)}" if bare else ""
+        found.append(Clock(f"{hour:02d}:{m.group(2)}", m.start(), m.end(), twin))
+    return sorted(found, key=lambda c: c.start)
