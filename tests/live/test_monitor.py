@@ -32,8 +32,8 @@ def live_server() -> Any:
         yield srv
 
 
-def judge_for(server: FakeOpenAIServer, **kw: Any) -> Judge:
-    return Judge("live-judge", base_url=server.base_url, api_key=SECRET_KEY, timeout=2, max_retries=0, **kw)
+def judge_for(server: FakeOpenAIServer, timeout: float = 2, **kw: Any) -> Judge:
+    return Judge("live-judge", base_url=server.base_url, api_key=SECRET_KEY, timeout=timeout, max_retries=0, **kw)
 
 
 def monitor_for(server: FakeOpenAIServer, db: Path, **kw: Any) -> Monitor:
@@ -302,7 +302,9 @@ def test_a_call_with_no_context_gets_the_documented_result(live_server: FakeOpen
 
 
 def test_calls_from_many_threads_are_all_counted_and_stored(live_server: FakeOpenAIServer, tmp_path: Path) -> None:
-    monitor = monitor_for(live_server, tmp_path / "live.db", queue_size=200)
+    # on a busy machine a loopback call may take over 2 s: this test is about counting, not timeouts
+    scorer = create_faithfulness_scorer(judge_for(live_server, timeout=30), context=CONTEXT, reason="template")
+    monitor = Monitor([scorer], store=tmp_path / "live.db", queue_size=200)
 
     @monitor.watch(trace_id="trace")
     def answer(question: str, trace: str) -> str:
@@ -317,6 +319,7 @@ def test_calls_from_many_threads_are_all_counted_and_stored(live_server: FakeOpe
         t.join()
     assert monitor.flush(timeout=30) and monitor.close()
     rows = stored(tmp_path / "live.db")
-    assert len({r[1] for r in rows}) == 80 and all(r[2] == 1.0 for r in rows)
+    unscored = [(r[1], r[2], r[3], r[4]) for r in rows if r[2] != 1.0]  # trace, score, error, step
+    assert len({r[1] for r in rows}) == 80 and not unscored, unscored[:3]
     stats = monitor.stats()
     assert (stats.seen, stats.sampled, stats.scored, stats.dropped) == (80, 80, 80, 0)
