@@ -15,7 +15,7 @@ PEOPLE = '[{"name": "Alice Smith", "role": "CEO"}, {"name": "Bob Jones", "role":
 
 def test_an_object_is_one_sentence_of_fields_named_by_their_keys() -> None:
     (record,) = json_records(WEATHER, 700) or []
-    assert record.text == "city: Paris; temperature c: 21; sunny: yes; rain: no."  # null left out
+    assert record.text == "city: Paris; temperature: 21°C; sunny: yes; rain: no."  # null left out
     assert (record.start, record.end) == (0, len(WEATHER))
 
 
@@ -92,3 +92,13 @@ def test_what_is_no_json_object_or_array_is_read_as_text() -> None:
     for segment in ("The tower is 330 m tall.", '"a string"', "42", "{broken", "[1, 2"):
         assert json_records(segment, 700) is None
     assert [s.text for s in context_sentences(["{not json} at all."], 700)] == ["{not json} at all."]
+
+
+def test_a_unit_at_the_end_of_a_numeric_fields_key_is_read_onto_its_value() -> None:
+    segment = (
+        '{"temperature_c": 21, "wind_kph": 12, "revenue_musd": 812, "change_pct": -1.3, "price_usd": "n/a", "c": 3}'
+    )
+    ((record,),) = [json_records(segment, 700) or []]
+    assert record.text == (
+        "temperature: 21°C; wind: 12 km/h; revenue: 812 million US dollars; change: -1.3%; price usd: n/a; c: 3."
+    )  # a text value, or a key that is only a unit, stays as it is

@@ -40,6 +40,24 @@ def readable_key(key: str) -> str:
     return " ".join(_CAMEL.sub(" ", key).replace("_", " ").replace("-", " ").split()).lower()
 
 
+_KEY_UNITS = {"c": "°C", "celsius": "°C", "f": "°F", "fahrenheit": "°F", "pct": "%", "percent": "%"}
+_KEY_UNITS |= {"km": " km", "kmh": " km/h", "kph": " km/h", "mph": " mph", "kg": " kg", "lb": " lb", "lbs": " lb"}
+_KEY_UNITS |= {"ms": " ms", "sec": " seconds", "secs": " seconds", "seconds": " seconds", "min": " minutes"}
+_KEY_UNITS |= {"mins": " minutes", "minutes": " minutes", "hours": " hours", "hrs": " hours", "days": " days"}
+_KEY_UNITS |= {"usd": " US dollars", "eur": " euros", "gbp": " pounds", "musd": " million US dollars"}
+_KEY_UNITS |= {"meur": " million euros", "busd": " billion US dollars", "beur": " billion euros"}
+
+
+def with_unit(name: str, value: Any, text: str) -> tuple[str, str]:
+    """A numeric field whose key ends with a unit read with the unit on its value ("temperature c:
+    21" as "temperature: 21°C", "revenue musd: 812" as "revenue: 812 million US dollars")."""
+    *words, last = name.split() or [""]
+    unit = _KEY_UNITS.get(last)
+    if not words or unit is None or isinstance(value, bool) or not isinstance(value, int | float):
+        return name, text
+    return " ".join(words), text + unit
+
+
 def scalar(value: Any) -> str | None:
     """A field's value as words; None for null and for what is no scalar or list of scalars."""
     if isinstance(value, bool):
@@ -108,7 +126,7 @@ class _Reader:
             elif isinstance(item, str) and len(item.split()) >= PROSE_WORDS:
                 prose.append(" ".join(item.split()))
             elif (text := scalar(item)) is not None:
-                fields.append(f"{name}: {text}")
+                fields.append("{}: {}".format(*with_unit(name, item, text)))
         self._fields(label, fields, span)
         for text in prose:
             self.out += [Record(text[a:b], *self._place(text[a:b], span)) for a, b in sentence_spans(text)]
