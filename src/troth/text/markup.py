@@ -53,6 +53,7 @@ def inline_reading(text: str) -> str:
 
 _MARKED_LINE = re.compile(r"^[ \t]*(?:(#{1,6})|[-*•+–]|\d{1,3}[.)])[ \t]+", re.MULTILINE)
 _LINE_END = re.compile(r"[ \t]*(?:\n|$)")
+_SPACED_BLOCK_TAG = re.compile(r"\s*" + _BLOCK_TAG.pattern, re.IGNORECASE)
 
 
 def block_breaks(text: str) -> list[tuple[int, int]]:
@@ -79,7 +80,7 @@ def line_reading(text: str, closed: bool = False) -> str:
 
 def closed_at(text: str, end: int) -> bool:
     """Whether an HTML block tag follows ``end`` in ``text`` (spaces aside)."""
-    return _BLOCK_TAG.match(text, len(text) - len(text[end:].lstrip())) is not None
+    return _SPACED_BLOCK_TAG.match(text, end) is not None
 
 
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
