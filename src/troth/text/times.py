@@ -57,7 +57,7 @@ def written_time(text: str) -> str:
     return day if len(text) == 10 else f"{day} {moment:%H:%M}"
 
 
-_TWELVE_HOUR = re.compile(r"(?<![\w.:,$£€¥])(1[0-2]|0?[1-9])(?::([0-5]\d))?\s?([ap])\.?\s?m\b", re.IGNORECASE)
+_TWELVE_HOUR = re.compile(r"(?<![\w.:,$£€¥])(1[0-2]|0?[1-9])(?:[:.]([0-5]\d))?\s?([ap])\.?\s?m\b", re.IGNORECASE)
 _DAY_HOUR = re.compile(r"(?<![\w.:,$£€¥])([01]?\d|2[0-3]):([0-5]\d)(?::[0-5]\d)?(?![\d:])")
 
 
@@ -78,8 +78,8 @@ class Clock:
 
 
 def clock_times(text: str) -> list[Clock]:
-    """The clock times of ``text``: "2:45 pm", "2 PM", "9 a.m." and "14:45" by their 24-hour
-    value; a date, a score ("2:1") or a bare hour ("at 3") is none."""
+    """The clock times of ``text``: "2:45 pm", "2.45pm", "2 PM", "9 a.m." and "14:45" by their
+    24-hour value; a date, a score ("2:1") or a bare hour ("at 3") is none."""
     found = []
     for m in _TWELVE_HOUR.finditer(text):
         hour, minute = int(m.group(1)) % 12, m.group(2) or "00"
