@@ -148,15 +148,22 @@ def rounded_numbers(text: str) -> dict[str, Rounded | Clock]:
     return {v: r for v, _, _, r in _readings(text) if r is not None}
 
 
-def resolved(claim: str, context: str) -> str:
-    """``claim`` with each number it writes roughly replaced by the one number of ``context`` that
-    it may stand for, as the context writes it: "about 2.1 million" where the context says
-    2,148,271 reads "2,148,271" (what a classifier, blind to rounding, then reads). A rough number
-    the context holds as written, or that stands for none or several of its numbers, stays."""
+def written_numbers(context: str) -> dict[str, str]:
+    """Each number of ``context`` by its :func:`value`, as the context first writes it (read once
+    for all the claims :func:`resolved` reads against it)."""
     context = joined(context)
     written: dict[str, str] = {}
     for number, start, end in number_values(context):
         written.setdefault(number, context[start:end])
+    return written
+
+
+def resolved(claim: str, written: dict[str, str]) -> str:
+    """``claim`` with each number it writes roughly replaced by the one number of the context
+    (``written``: :func:`written_numbers`) that it may stand for, as the context writes it: "about
+    2.1 million" where the context says 2,148,271 reads "2,148,271" (what a classifier, blind to
+    rounding, then reads). A rough number the context holds as written, or that stands for none or
+    several of its numbers, stays."""
     claim = joined(claim)
     for number, start, end, rough in reversed(_readings(claim)):
         if isinstance(rough, Clock):  # a time as the context writes it ("2:45 pm" where it says 14:45)

@@ -20,7 +20,7 @@ from troth.judges.plans.stack import claim_features, stacked, substitute_gain, s
 from troth.judges.session import StepContext
 from troth.prompts import claims as P
 from troth.text.alignment import Alignment, ContextAlignment
-from troth.text.numerals import resolved
+from troth.text.numerals import resolved, written_numbers
 from troth.text.windows import Sentence, claim_windows, context_sentences, rank, window_text
 from troth.values import Evidence, Verdict, VerdictLabel
 
@@ -114,8 +114,8 @@ def pair_windows(context: list[str], claims: list[str], scan: bool, aligned: boo
     """Each claim's windows of the context, and with ``aligned``, where it aligns there."""
     sentences = context_sentences(context, WINDOW_CHARS)
     windows = [claim_windows(sentences, claim, WINDOW_CHARS, scan=scan) for claim in claims]
-    whole = " ".join(s.text for s in sentences)
-    readings = [resolved(claim, whole) for claim in claims]
+    written = written_numbers(" ".join(s.text for s in sentences))
+    readings = [resolved(claim, written) for claim in claims]
     if not aligned:
         return ClaimWindows(windows, [], [], readings)
     context_alignment = ContextAlignment(context, sentences)
