@@ -24,37 +24,40 @@ from __future__ import annotations
 
 import re
 import sys
-import unicodedata
 from dataclasses import dataclass
 
+from troth.text.names import (
+    DOTTED,
+    SENTENCE_START,
+    acronyms,
+    displaced_names,
+    folded,
+    names,
+    spelled_out,
+    written_acronyms,
+)
 from troth.text.numerals import (
-    CALENDAR,
-    LEAD,
     NUMBER,
-    TOKEN,
     admitted,
     displaced_numbers,
     joined,
-    nearest,
     number_values,
     rescaled_numbers,
     rounded_numbers,
+    spelled_values,
     values,
 )
+from troth.text.times import spelled_months
 from troth.text.windows import Sentence, context_sentences, terms
 
 MAX_SENTENCES = 3
 ALIGNED = 0.6
 """The share of the claim's other words a window must hold for its signs to count: a claim pieced
 together from far parts of a context aligns with no window, and its swaps would be noise."""
-_NAME = re.compile(r"\b[A-Z][a-z]{2,}(?: [A-Z][a-z]{2,})*")
-_SENTENCE_START = re.compile(r"(^|[.!?\"'“‘]\s*)$")
 _WORD = re.compile(r"\w+")  # as troth.text.windows.terms splits words
 _CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|while|when|because|although|though|whereas)\b")
 # "not only ... but also" adds, it does not negate
 _NEGATION = re.compile(r"(?:\b(?:not|never|cannot)\b|n't\b)(?!\s+(?:only|just|merely|simply)\b)", re.IGNORECASE)
-_DOTTED = re.compile(r"\b(?:[A-Z]\.){2,}")
-_TITLED = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of|and|for|the|de)?\s*[A-Z][a-z]+)+")
 REACH = 2
 """Content words after a negation, within its clause, that it negates ("did not win the cup")."""
 
@@ -78,65 +81,6 @@ class Alignment:
     @property
     def swapped(self) -> bool:
         return bool(self.swapped_numbers or self.swapped_names)
-
-
-def names(text: str, *, initial: bool = False) -> set[str]:
-    """Runs of capitalised words that do not start a sentence (names, places, organisations);
-    with ``initial``, runs of two or more words that do ("Anna Berg founded ...") too."""
-    found = set()
-    for m in _NAME.finditer(text):
-        starts = _SENTENCE_START.search(text[: m.start()]) is not None
-        if m.group() not in CALENDAR and (not starts or (initial and " " in m.group())):
-            found.add(m.group())
-    return found
-
-
-def _neighbours(text: str, found: set[str]) -> dict[str, set[str]]:
-    """Each of ``found`` (names of ``text``) with the content words beside it: the nearest one
-    within :data:`LEAD` words before it and after it, a number in between stopping the search."""
-    tokens = TOKEN.findall(joined(text))
-    out: dict[str, set[str]] = {}
-    for name in found:
-        size = len(name.split())
-        for at in range(len(tokens) - size + 1):
-            if " ".join(tokens[at : at + size]) != name:
-                continue
-            for side in (reversed(tokens[max(at - LEAD, 0) : at]), tokens[at + size : at + size + LEAD]):
-                if word := nearest(side):
-                    out.setdefault(name, set()).add(word)
-    return out
-
-
-def displaced_names(claim: str, window: str) -> set[str]:
-    """Names of the claim that a word beside them sets beside another name of the window, and
-    never beside them there ("Tom Rask founded the firm" where the window says "Anna Berg founded
-    the firm")."""
-    ours, found = _neighbours(claim, names(claim, initial=True)), names(window, initial=True)
-    lower = claim.lower()
-    others, theirs = {n for n in found if n.lower() not in lower}, _neighbours(window, found)
-    displaced = set()
-    for name, beside in ours.items():
-        taken = {w for other in others for w in theirs.get(other, set())}
-        if beside & taken - theirs.get(name, set()):
-            displaced.add(name)
-    return displaced
-
-
-def folded(text: str) -> str:
-    """``text`` without its accents: "Zürich" and "Zurich", "José" and "Jose" alike."""
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
-def acronyms(text: str) -> set[str]:
-    """The initials of each run of capitalised words in ``text``, lower-cased: "United Nations"
-    gives "un", "Federal Bureau of Investigation" "fbi" (what a claim may write for them); and
-    its dotted acronyms undotted ("U.S.": "us")."""
-    found = {m.group().replace(".", "").lower() for m in _DOTTED.finditer(text)}
-    for run in _TITLED.finditer(text):
-        words = [w for w in run.group().split() if w[0].isupper()]
-        initials = "".join(w[0] for w in words).lower()
-        found.update(initials[i:j] for i in range(len(initials)) for j in range(i + 2, len(initials) + 1))
-    return found
 
 
 def negated_terms(text: str) -> set[str]:
@@ -194,8 +138,10 @@ class ContextAlignment:
         self.windows = windows(texts) or [""]
         self._terms = [set(terms(w)) for w in self.windows]
         whole = " ".join([*context, *(s.text for s in found if s.original)])  # tables, JSON and links as read too
+        whole = spelled_months(whole)
         self._numbers, self._lower, self._all_terms = values(whole), folded(whole.lower()), set(terms(folded(whole)))
-        self._acronyms = acronyms(whole)
+        self._numbers |= spelled_values(whole)  # "2 platinum albums" where it says "two"
+        self._acronyms, self._written_acronyms = acronyms(whole), written_acronyms(whole)
 
     def align(self, claim: str) -> Alignment:
         """The claim's best-aligned window (the highest coverage of the claim's words other than
@@ -219,11 +165,13 @@ class ContextAlignment:
         mismatch = negation_mismatch(claim, best)  # a negated word is read where it stands, aligned or not
         if _share(anchors, self._terms[index]) < ALIGNED:  # no window says what the claim says: no swap to read
             return Alignment(best, covered, (), (), mismatch, span, *anywhere)
-        claim_numbers, window_numbers, rough = values(claim), values(best), rounded_numbers(claim)
+        claim_numbers, rough = values(claim), rounded_numbers(claim)
+        window_numbers = values(best)
+        written = window_numbers | spelled_values(best)  # "2" found where the window says "two"
         absent = {
             n
             for n in claim_numbers
-            if n not in window_numbers and not admitted(rough.get(n), window_numbers) and n in self._numbers
+            if n not in written and not admitted(rough.get(n), window_numbers) and n in self._numbers
         }
         moved = displaced_numbers(claim, best) | rescaled_numbers(claim, best)
         swapped_numbers = sorted((absent if window_numbers - claim_numbers else set()) | moved)
@@ -242,8 +190,10 @@ class ContextAlignment:
     def absent(self, claim: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """The claim's content words that the context holds nowhere: its numbers and names (a
         capitalised word that does not start a sentence), and the others. Numbers are read by
-        value, accents are ignored, and an acronym of a name the context writes out is found."""
-        claim = _DOTTED.sub(lambda m: m.group().replace(".", ""), joined(claim))
+        value (the context's "two" holds a "2"), accents are ignored, an acronym of a name the
+        context writes out is found, as are a name written out for its acronym and a month it
+        abbreviates ("Aug. 10")."""
+        claim = DOTTED.sub(lambda m: m.group().replace(".", ""), joined(spelled_months(claim)))
         found_numbers, rough = number_values(claim), rounded_numbers(claim)
         # a number is read whole, as the value it stands for ("1.5 million" where the context says
         # 1,500,000), as roughly as it is written ("about 2.1 million" where it says 2,148,271)
@@ -253,17 +203,18 @@ class ContextAlignment:
             if v not in self._numbers and not admitted(rough.get(v), self._numbers)
         ]
         others: list[str] = []
+        written_out = spelled_out(claim, self._written_acronyms)  # "Great Britain" where it says "GB"
         for found in _WORD.finditer(claim):
             word = found.group()
             if any(start <= found.start() < end for _, start, end in found_numbers):
                 continue
-            if not terms(word) or folded(word.lower()) in self._all_terms:
+            if not terms(word) or folded(word.lower()) in self._all_terms or word in written_out:
                 continue
             if len(word) > 1 and word.isupper() and word.lower() in self._acronyms:  # "US": United States
                 continue
             if len(word) == 1 and word.isupper():  # an initial or a unit ("°C"), no name
                 continue
-            if word[0].isdigit() or (word[0].isupper() and _SENTENCE_START.search(claim[: found.start()]) is None):
+            if word[0].isdigit() or (word[0].isupper() and SENTENCE_START.search(claim[: found.start()]) is None):
                 names_numbers.append((found.start(), word))
             else:
                 others.append(word)

@@ -2,8 +2,9 @@
 "$1.5m" and "1,500,000" are one number), as roughly as they are written ("about 2.1 million" may
 stand for 2,148,271, "over 300" for 330), by the word that leads them ("fell 5%" where the window
 says "fell 3%"), and by their scale word ("$5.2 million" where it says "$5.2 billion"); a clock
-time by its 24-hour value ("2:45 pm" is "14:45"). Units are not converted ("2.5 km" is not "2,500
-metres"). Used by :mod:`troth.text.alignment`."""
+time by its 24-hour value ("2:45 pm" is "14:45"); a context's number written in words ("two gold
+albums") is found for a claim's "2". Units are not converted ("2.5 km" is not "2,500 metres").
+Used by :mod:`troth.text.alignment`."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from troth.text.windows import terms
 _DIGITS = r"(?<![\w.,])\d+(?:[.,]\d+)*"
 # a number may carry its unit or suffix in the same word: "3rd", "40C", "5km", "9am", "1990s", "£50m"
 NUMBER = re.compile(_DIGITS + r"(?=[^\W\d_]*(?!\w))")
-_SPLIT_THOUSANDS = re.compile(r"(\d), (\d{3})\b")
+_SPLIT_THOUSANDS = re.compile(r"(?<![\w.,])\d{1,3}(?:, ?\d{3})*, \d{3}\b")  # "53, 193, 914", not "2014, 150"
 _SPLIT_DECIMAL = re.compile(r"(\d)\. (\d)\b")
 TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+")
 LEAD = 3
@@ -188,6 +189,28 @@ def values(text: str) -> set[str]:
     return {v for v, _, _ in number_values(text)}
 
 
+_UNITS = ("two", "three", "four", "five", "six", "seven", "eight", "nine")
+_TEENS = ("ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_SPELLED = re.compile(
+    rf"\b(?:({'|'.join(_TENS)})(?:[- ](one|{'|'.join(_UNITS)}))?|({'|'.join(_UNITS + _TEENS)}))\b", re.IGNORECASE
+)
+
+
+def spelled_values(text: str) -> set[str]:
+    """The values of the numbers ``text`` writes in words from two to ninety-nine ("two platinum
+    albums", "a twelve-bar blues", "twenty-five"); "one" is left out, a pronoun as often as not."""
+    found = set()
+    for m in _SPELLED.finditer(text):
+        tens, unit, small = (g.lower() if g else "" for g in m.groups())
+        if small:
+            found.add(str((_UNITS + _TEENS).index(small) + 2))
+            continue
+        ones = (("one", *_UNITS).index(unit) + 1) if unit else 0
+        found.add(str(10 * (_TENS.index(tens) + 2) + ones))
+    return found
+
+
 def nearest(side: Iterable[str]) -> str:
     """The first content word of ``side``, lower-cased; "" when a number, or nothing, comes first."""
     word = next((t for t in side if t[0].isdigit() or terms(t)), "")
@@ -240,4 +263,4 @@ def rescaled_numbers(claim: str, window: str) -> set[str]:
 
 def joined(text: str) -> str:
     """Numbers that tokenised text splits ("13, 000", "7. 8") joined again."""
-    return _SPLIT_DECIMAL.sub(r"\1.\2", _SPLIT_THOUSANDS.sub(r"\1,\2", text))
+    return _SPLIT_DECIMAL.sub(r"\1.\2", _SPLIT_THOUSANDS.sub(lambda m: m.group().replace(" ", ""), text))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from troth.text.alignment import names
+from troth.text.names import names
 from troth.text.numerals import CALENDAR, joined, numbers
 
 MOST = 6

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 MONTHS: tuple[str, ...] = ("January", "February", "March", "April", "May", "June", "July")
 MONTHS += ("August", "September", "October", "November", "December")
+_SHORT_MONTH = re.compile(r"\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?(?=\s+\d)")
 _ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
 
 
@@ -95,3 +96,9 @@ def clock_times(text: str) -> list[Clock]:
         twin = f"{(hour + 12) % 24:02d}:{m.group(2)}" if bare else ""
         found.append(Clock(f"{hour:02d}:{m.group(2)}", m.start(), m.end(), twin))
     return sorted(found, key=lambda c: c.start)
+
+
+def spelled_months(text: str) -> str:
+    """``text`` with each month abbreviated before a day or a year written out ("Aug. 10, 2014":
+    "August 10, 2014", "Sept 2019": "September 2019"), as a news agency's style abbreviates them."""
+    return _SHORT_MONTH.sub(lambda m: next(n for n in MONTHS if n.startswith(m.group(1)[:3])), text)
