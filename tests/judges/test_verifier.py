@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -10,7 +11,8 @@ import pytest
 
 from troth import Judge, create_faithfulness_scorer, run_evals
 from troth.errors import ModelLoadError, ModelNotFoundError
-from troth.judges.backends.verifier import DEFAULT_VERIFIER, find_verifier, packaged_verifiers
+from troth.judges.backends.verifier import CHUNK, DEFAULT_VERIFIER, find_verifier, packaged_verifiers
+from troth.judges.base import PairScores
 from troth.testing import FakeOpenAIServer, ScriptedJudge
 
 CONTEXT = [
@@ -102,6 +104,32 @@ def test_a_claims_verdict_does_not_depend_on_the_other_claims_of_its_answer() ->
     backend = Judge("local").backend()
     pairs = [(CONTEXT[0], claim), (FILLER, "It rained."), (CONTEXT[0][:60], "Tesla makes cars.")]
     assert backend.classify_now(pairs)[0] == backend.classify_now(pairs[:1])[0]
+
+
+def test_pairs_are_classified_a_chunk_at_a_time_and_a_cancelled_call_stops_between_chunks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    backend = Judge("local").backend()
+    pairs = [(CONTEXT[0], f"Tesla built {n} cars in Fremont.") for n in range(2 * CHUNK + 3)]
+    assert asyncio.run(backend.classify(pairs)) == backend.classify_now(pairs)  # in order, the same scores
+    hops: list[int] = []
+    counted = backend.classify_now
+
+    def classify_now(chunk: list[tuple[str, str]]) -> list[PairScores]:
+        hops.append(len(chunk))
+        return counted(chunk)
+
+    async def cancelled() -> None:
+        task = asyncio.create_task(backend.classify(pairs))
+        while not hops:
+            await asyncio.sleep(0.001)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    monkeypatch.setattr(backend, "classify_now", classify_now)
+    asyncio.run(cancelled())
+    assert hops == [CHUNK]  # the chunk in hand was finished, no other was started
 
 
 def test_evidence_found_in_the_last_window_of_a_long_context() -> None:
