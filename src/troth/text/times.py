@@ -1,5 +1,6 @@
 """Times as people write and read them: a stored ISO time shown, a ``--since`` read, an ISO date
-in prose, a clock time read whichever way it is written ("2:45 pm", "14:45")."""
+in prose, a clock time read whichever way it is written ("2:45 pm", "14:45"), a month abbreviated
+before a date ("Aug. 10") spelled out."""
 
 from __future__ import annotations
 
