@@ -196,6 +196,13 @@ def test_a_date_in_either_order_is_one_date_and_a_changed_day_is_swapped() -> No
     assert align("The company was founded on May 9, 2018.", context).swapped_numbers == ("9",)
 
 
+def test_a_parenthesis_ends_what_a_negation_negates() -> None:
+    window = "Fifteen men were arrested (not pictured) Italian Red Cross operators give first aid to migrants."
+    assert negated_terms(window) == {"pictured"}
+    assert not align("Italian Red Cross operators give first aid to migrants.", [window]).negation_mismatch
+    assert align("Italian Red Cross operators do not give first aid to migrants.", [window]).negation_mismatch
+
+
 def test_not_only_adds_and_does_not_negate() -> None:
     context = ["She is a singer and an actor, and has released three albums."]
     assert negated_terms("She is not only a singer but also an actor.") == set()

@@ -55,7 +55,7 @@ ALIGNED = 0.6
 """The share of the claim's other words a window must hold for its signs to count: a claim pieced
 together from far parts of a context aligns with no window, and its swaps would be noise."""
 _WORD = re.compile(r"\w+")  # as troth.text.windows.terms splits words
-_CLAUSE_END = re.compile(r"[,;:.!?]|\b(?:and|but|while|when|because|although|though|whereas)\b")
+_CLAUSE_END = re.compile(r"[,;:.!?()]|\b(?:and|but|while|when|because|although|though|whereas)\b")
 # "not only ... but also" adds, it does not negate
 _NEGATION = re.compile(r"(?:\b(?:not|never|cannot)\b|n't\b)(?!\s+(?:only|just|merely|simply)\b)", re.IGNORECASE)
 REACH = 2
