@@ -27,13 +27,13 @@ import sys
 from dataclasses import dataclass
 
 from troth.text.names import (
-    DOTTED,
     SENTENCE_START,
     acronyms,
     displaced_names,
     folded,
     names,
     spelled_out,
+    undotted,
     written_acronyms,
 )
 from troth.text.numerals import (
@@ -193,7 +193,7 @@ class ContextAlignment:
         value (the context's "two" holds a "2"), accents are ignored, an acronym of a name the
         context writes out is found, as are a name written out for its acronym and a month it
         abbreviates ("Aug. 10")."""
-        claim = DOTTED.sub(lambda m: m.group().replace(".", ""), joined(spelled_months(claim)))
+        claim = undotted(joined(spelled_months(claim)))
         found_numbers, rough = number_values(claim), rounded_numbers(claim)
         # a number is read whole, as the value it stands for ("1.5 million" where the context says
         # 1,500,000), as roughly as it is written ("about 2.1 million" where it says 2,148,271)

@@ -59,6 +59,16 @@ def displaced_names(claim: str, window: str) -> set[str]:
     return displaced
 
 
+def undotted(text: str) -> str:
+    """``text`` with its dotted acronyms undotted ("U.S.": "US")."""
+    return DOTTED.sub(lambda m: m.group().replace(".", ""), text)
+
+
+def _dotted(text: str) -> set[str]:
+    """The dotted acronyms of ``text``, undotted and lower-cased ("U.S.": "us")."""
+    return {undotted(found).lower() for found in DOTTED.findall(text)}
+
+
 def folded(text: str) -> str:
     """``text`` without its accents: "Zürich" and "Zurich", "José" and "Jose" alike."""
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
@@ -68,7 +78,7 @@ def acronyms(text: str) -> set[str]:
     """The initials of each run of capitalised words in ``text``, lower-cased: "United Nations"
     gives "un", "Federal Bureau of Investigation" "fbi" (what a claim may write for them); and
     its dotted acronyms undotted ("U.S.": "us")."""
-    found = {m.group().replace(".", "").lower() for m in DOTTED.finditer(text)}
+    found = _dotted(text)
     for run in _TITLED.finditer(text):
         words = [w for w in run.group().split() if w[0].isupper()]
         initials = "".join(w[0] for w in words).lower()
@@ -79,8 +89,7 @@ def acronyms(text: str) -> set[str]:
 def written_acronyms(text: str) -> set[str]:
     """The acronyms ``text`` writes, lower-cased: its runs of 2 to 6 capitals that are no common
     word ("GB", "PCC"; not "BE") and its dotted acronyms undotted ("U.S.": "us")."""
-    found = {m.group().replace(".", "").lower() for m in DOTTED.finditer(text)}
-    return found | {w.lower() for w in _CAPITALS.findall(text) if terms(w)}
+    return _dotted(text) | {w.lower() for w in _CAPITALS.findall(text) if terms(w)}
 
 
 def spelled_out(claim: str, written: set[str]) -> set[str]:

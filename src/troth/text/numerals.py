@@ -197,17 +197,17 @@ _SPELLED = re.compile(
 )
 
 
+_WORD_VALUES = {word: n for n, word in enumerate(("one", *_UNITS, *_TEENS), start=1)}
+_TENS_VALUES = {word: 10 * n for n, word in enumerate(_TENS, start=2)}
+
+
 def spelled_values(text: str) -> set[str]:
     """The values of the numbers ``text`` writes in words from two to ninety-nine ("two platinum
     albums", "a twelve-bar blues", "twenty-five"); "one" is left out, a pronoun as often as not."""
     found = set()
     for m in _SPELLED.finditer(text):
         tens, unit, small = (g.lower() if g else "" for g in m.groups())
-        if small:
-            found.add(str((_UNITS + _TEENS).index(small) + 2))
-            continue
-        ones = (("one", *_UNITS).index(unit) + 1) if unit else 0
-        found.add(str(10 * (_TENS.index(tens) + 2) + ones))
+        found.add(str(_WORD_VALUES[small] if small else _TENS_VALUES[tens] + _WORD_VALUES.get(unit, 0)))
     return found
 
 
