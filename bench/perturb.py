@@ -39,7 +39,7 @@ from bench.splits import read_half
 from bench.verifier import overlap_baseline
 from troth import Judge, create_faithfulness_scorer
 from troth.text.alignment import ContextAlignment
-from troth.text.sentences import split_sentences
+from troth.text.sentences import split_claims, split_sentences
 
 Edit = Callable[[str, str, random.Random], str | None]
 """(output, context text, rng) -> the edited output, or None when the edit does not apply."""
@@ -248,10 +248,11 @@ async def run_file(judge: Judge, rows: list[dict[str, Any]], seed: int) -> list[
 
 
 def signs(output: str, context: list[str]) -> int:
-    """Signs of an edited fact over the answer's sentences (troth.text.alignment): swapped
-    numbers and names, and negation mismatches, against each sentence's aligned window."""
+    """Signs of an edited fact over the answer's claims as the scorer splits them, citation
+    markers left out (troth.text.alignment): swapped numbers and names, and negation mismatches,
+    against each claim's aligned window."""
     aligned = ContextAlignment(context)
-    found = [aligned.align(sentence) for sentence in split_sentences(output)]
+    found = [aligned.align(claim) for claim in split_claims(output)]
     return sum(len(a.swapped_numbers) + len(a.swapped_names) + a.negation_mismatch for a in found)
 
 

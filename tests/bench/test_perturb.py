@@ -20,6 +20,7 @@ from bench.perturb import (
     negate,
     reorder,
     rewrite_number,
+    signs,
     swap_name,
     swap_number,
     synonym,
@@ -50,6 +51,12 @@ def test_a_cited_or_framed_answer_says_the_same() -> None:
     assert frame("The tower is tall.", CONTEXT, RNG) == framed.format("the tower is tall.")
     assert frame("Anna Berg founded it.", CONTEXT, RNG) == framed.format("Anna Berg founded it.")
     assert frame("it opened in 1998 ", CONTEXT, RNG) == framed.format("it opened in 1998.")
+
+
+def test_a_citation_marker_is_no_number_of_the_alignment_signs() -> None:
+    context = ["It was founded in 1898 by 12 players of the club.", "Years later it had two stadiums."]
+    assert signs("The club was founded in 1898 [2].", context) == signs("The club was founded in 1898.", context) == 0
+    assert signs("The club was founded in 1912.", [*context, "Its rival was founded in 1912."]) == 1
 
 
 def test_a_rewritten_number_or_date_keeps_its_value() -> None:
