@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import DATA_DIR, RESULTS, fmt, table, write_results
-from bench.splits import read_half
+from bench.splits import Half, read_half
 from bench.verifier import overlap_baseline
 from troth import Judge, create_faithfulness_scorer
 from troth.text.alignment import ContextAlignment
@@ -256,6 +256,13 @@ def signs(output: str, context: list[str]) -> int:
     return sum(len(a.swapped_numbers) + len(a.swapped_names) + a.negation_mismatch for a in found)
 
 
+def faithful_sample(file: str, half: Half, seed: int, limit: int, data_dir: Path = DATA_DIR) -> list[dict[str, Any]]:
+    """Up to ``limit`` faithful answers of a dev file's half ("held" or "train"), shuffled by ``seed``."""
+    faithful = [r for r in read_half(Path(data_dir) / f"{file}.jsonl", half) if r["label"] == 1]
+    random.Random(seed).shuffle(faithful)
+    return faithful[:limit]
+
+
 def drops(items: list[dict[str, Any]], kind: str, method: str) -> dict[str, Any]:
     """How often ``kind`` lowered ``method``'s score, over the originals it scored above 0; for
     ``signs``, how often it raised their count, over every original."""
@@ -323,9 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     name = f"perturb-{args.model.replace('/', '_')}-{report['date']}{'-quick' if args.quick else ''}"
     stem = args.out or RESULTS / name
     for file in files:
-        faithful = [r for r in read_half(Path(DATA_DIR) / f"{file}.jsonl", args.half) if r["label"] == 1]
-        random.Random(args.seed).shuffle(faithful)
-        items = asyncio.run(run_file(judge, faithful[:limit], args.seed))
+        items = asyncio.run(run_file(judge, faithful_sample(file, args.half, args.seed, limit), args.seed))
         report["files"][file] = {"items": items, "summary": summary(items)}
         write_results(stem, report, markdown(report))
     print(markdown(report))
