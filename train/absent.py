@@ -28,7 +28,7 @@ from bench.common import DATA_DIR, FILES
 from bench.metrics import roc_auc
 from bench.splits import fold_of
 from bench.verifier import card_copy, sample
-from train.stack import check_folds
+from train.stack import check_folds, fold_arguments
 from troth import Judge, create_faithfulness_scorer
 from troth.judges.backends.verifier import find_verifier
 from troth.judges.plans.stack import FEATURES, absent_counts
@@ -111,11 +111,7 @@ def choose(model: Path, folds: list[Path], per_label: int, seed: int, data_dir: 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", type=Path, required=True, help="the verifier whose claim head gets the weights")
-    parser.add_argument("--folds", type=Path, nargs="+", required=True, help="as train.stack --folds")
-    parser.add_argument("--data-dir", type=Path, default=DATA_DIR)
-    parser.add_argument("--per-label", type=int, default=75, help="answers of each label per file")
-    parser.add_argument("--seed", type=int, default=0)
+    fold_arguments(parser, "the weights")
     parser.add_argument("--write", action="store_true", help="write the weights into --model's card")
     args = parser.parse_args(argv)
     found = choose(args.model, args.folds, args.per_label, args.seed, args.data_dir)

@@ -34,7 +34,7 @@ from bench.common import DATA_DIR, FILES
 from bench.perturb import FACT_EDITS, edits_of, faithful_sample
 from bench.verifier import sample
 from train.absent import claim_readings, with_head
-from train.stack import check_folds
+from train.stack import check_folds, fold_arguments
 from troth.judges.backends.verifier import find_verifier
 from troth.text.alignment import Alignment
 from troth.text.overlap import log_odds
@@ -175,18 +175,14 @@ def write(model: Path, found: dict[str, Any], settings: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", type=Path, required=True, help="the verifier whose claim head gets the lift")
-    parser.add_argument("--folds", type=Path, nargs="+", required=True, help="as train.stack --folds")
-    parser.add_argument("--data-dir", type=Path, default=DATA_DIR)
-    parser.add_argument("--per-label", type=int, default=75, help="answers of each label per file")
+    fold_arguments(parser, "the lift")
     parser.add_argument("--limit", type=int, default=60, help="faithful answers a file edited")
-    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--write", action="store_true", help="write the chosen lift into --model's card")
     args = parser.parse_args(argv)
     found = choose(args.model, args.folds, args.per_label, args.limit, args.seed, args.data_dir)
     print(json.dumps(found, indent=1))
     if args.write:
-        folds = [find_verifier(str(f)).card.get("training", {}).get("left_out_fold") for f in args.folds]
+        folds = [f"{k}/{len(args.folds)}" for k in range(len(args.folds))]  # as check_folds required
         write(args.model, found, {"folds": folds, "per_label": args.per_label, "limit": args.limit, "seed": args.seed})
     return 0
 

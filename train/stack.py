@@ -99,6 +99,16 @@ def check_folds(folds: Sequence[Path]) -> None:
             )
 
 
+def fold_arguments(parser: argparse.ArgumentParser, gets: str) -> None:
+    """The arguments of a script that reads its answers through fold verifiers: the verifier whose
+    card ``gets`` the choice, the folds, the data and the sample."""
+    parser.add_argument("--model", type=Path, required=True, help=f"the verifier whose claim head gets {gets}")
+    parser.add_argument("--folds", type=Path, nargs="+", required=True, help="as train.stack --folds")
+    parser.add_argument("--data-dir", type=Path, default=DATA_DIR)
+    parser.add_argument("--per-label", type=int, default=75, help="answers of each label per file")
+    parser.add_argument("--seed", type=int, default=0)
+
+
 def fit_signs(x: np.ndarray, y: np.ndarray, signs: list[int], l2: float = 1.0, steps: int = 50) -> list[float]:
     """Weights of the features ``signs`` (indices) added to the classifier's log-odds (feature 0,
     weight 1, no bias); every other weight 0. Newton's method, classes balanced, an L2 penalty."""
