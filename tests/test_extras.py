@@ -19,13 +19,26 @@ REQUIRED = os.environ.get("TROTH_REQUIRE_LOCAL_MODELS") == "1"
 
 @pytest.fixture(scope="module")
 def bare_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A venv with the core dependencies of pyproject.toml and no extra (troth itself from src/)."""
+    """A venv with the core dependencies of pyproject.toml, at the lock's versions, and no extra
+    (troth itself from src/); installed by this venv's pip, so the new one needs none of its own."""
     venv = tmp_path_factory.mktemp("bare") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     core = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    lock = ["-c", str(ROOT / "requirements" / "test.txt")]
     got = subprocess.run(
-        [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *core],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            *lock,
+            *core,
+        ],
         capture_output=True,
         text=True,
         timeout=600,

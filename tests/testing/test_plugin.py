@@ -10,6 +10,15 @@ from troth.evals import result_from_record
 from troth.store import SQLiteStore
 from troth.testing import FakeOpenAIServer, ScriptedJudge
 
+LEAN = ("-p", "no:langsmith_plugin", "-p", "no:hypothesispytest")
+"""Child sessions start without two third-party plugins that troth's plugin does not need and that
+take ~3 s of each start (langsmith's client; hypothesis, imported at every summary)."""
+
+
+def run_child(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(*LEAN, *args)
+
+
 USER_TESTS = """
 from troth.testing import assert_faithful
 
@@ -30,7 +39,8 @@ def test_plugin_options_fixture_summary_and_store(
     server.responder = ScriptedJudge(verdicts={"Oslo": ("yes", "Oslo is the capital")}, default=("no", ""))
     pytester.makepyfile(test_user=USER_TESTS)
     store = tmp_path / "scores.db"
-    result = pytester.runpytest_subprocess(
+    result = run_child(
+        pytester,
         "--troth-model",
         "judge-under-test",
         "--troth-base-url",
@@ -60,7 +70,7 @@ def test_plugin_options_fixture_summary_and_store(
 
 
 def test_plugin_help_lists_options(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("--help")  # loaded through its pytest11 entry point
+    result = run_child(pytester, "--help")  # loaded through its pytest11 entry point
     result.stdout.fnmatch_lines(["*--troth-model*", "*--troth-base-url*", "*--troth-store*"])
 
 
@@ -68,7 +78,7 @@ def test_example_file_runs_against_a_judge(pytester: pytest.Pytester, server: Fa
     example = Path(__file__).resolve().parents[2] / "examples" / "test_rag_answers.py"
     pytester.makepyfile(test_example=example.read_text())
     server.responder = ScriptedJudge(default=("yes", ""))
-    result = pytester.runpytest_subprocess("--troth-model", "m", "--troth-base-url", server.base_url)
+    result = run_child(pytester, "--troth-model", "m", "--troth-base-url", server.base_url)
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(
         ["*troth scores*", "PASS faithfulness*", "PASS hallucination*", "PASS answer-relevancy*"]
@@ -94,19 +104,17 @@ def test_a_session_significantly_worse_than_its_baseline_fails(
     store = str(tmp_path / "scores.db")
     common = ["--troth-model=m", f"--troth-base-url={server.base_url}", f"--troth-store={store}"]
     server.responder = ScriptedJudge(verdicts={"Oslo": ("yes", "Oslo is the capital"), "Bergen": ("yes", "Bergen")})
-    pytester.runpytest_subprocess(*common, "--troth-eval-id=main").assert_outcomes(passed=12)
+    run_child(pytester, *common, "--troth-eval-id=main").assert_outcomes(passed=12)
     server.responder = ScriptedJudge(verdicts={"Oslo": ("yes", "Oslo is the capital"), "Bergen": ("no", "Bergen")})
-    worse = pytester.runpytest_subprocess(
-        *common, "--troth-eval-id=branch", "--troth-baseline=main", "--troth-fail-if-worse=0.1"
-    )
+    worse = run_child(pytester, *common, "--troth-eval-id=branch", "--troth-baseline=main", "--troth-fail-if-worse=0.1")
     worse.assert_outcomes(passed=12)  # every test passed its own threshold; the session as a whole got worse
     assert worse.ret == 1
     gate = "WORSE than main: faithfulness: B's mean is lower by 0.5, more than 0.1 (p < 0.05)"
     worse.stdout.fnmatch_lines(["faithfulness: mean 0.500 against 1.000 in main (-0.500, p *)", gate])
-    within = pytester.runpytest_subprocess(
-        *common, "--troth-eval-id=branch2", "--troth-baseline=main", "--troth-fail-if-worse=0.6"
+    within = run_child(
+        pytester, *common, "--troth-eval-id=branch2", "--troth-baseline=main", "--troth-fail-if-worse=0.6"
     )
     assert within.ret == 0
-    missing = pytester.runpytest_subprocess(*common, "--troth-baseline=nope")
+    missing = run_child(pytester, *common, "--troth-baseline=nope")
     assert missing.ret == pytest.ExitCode.USAGE_ERROR
     missing.stdout.fnmatch_lines(["baseline check not made: no evaluation 'nope' in the store"])

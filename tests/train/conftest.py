@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.common import DATA_DIR
 from train.data import DEV_FILES
 from troth.judges.backends.verifier import find_verifier
 
@@ -36,3 +37,16 @@ def write_dev_files(folder: Path, count: int, answer: Callable[[int], tuple[list
             context, output, label = answer(i)
             rows.append({"id": f"{name}-{i}", "context": context, "output": output, "label": label})
         (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+@pytest.fixture
+def sample_data(tmp_path: Path) -> Path:
+    """A data folder shaped like ``../shared/data`` holding the first 60 rows of each of its dev
+    and training files: a smoke run reads these instead of every pair."""
+    folder = tmp_path / "sample-data"
+    for source in [*sorted(DATA_DIR.glob("*.jsonl")), *sorted((DATA_DIR / "train").glob("*.jsonl"))]:
+        into = folder / source.relative_to(DATA_DIR)
+        into.parent.mkdir(parents=True, exist_ok=True)
+        with source.open(encoding="utf-8") as rows:
+            into.write_text("".join(line for _, line in zip(range(60), rows, strict=False)), encoding="utf-8")
+    return folder

@@ -36,10 +36,22 @@ def step(*args: str) -> subprocess.CompletedProcess[str]:
     return done
 
 
-def test_pack_run_unpack_on_cpu(tmp_path: Path) -> None:
+def test_pack_run_unpack_on_cpu(tmp_path: Path, sample_data: Path) -> None:
     _needs()
     packed, out, run = tmp_path / "pack", tmp_path / "out", tmp_path / "run"
-    step("pack", "--dest", str(packed), "--limit", "64", "--synthetic", "40", "--select", "24")
+    step(
+        "pack",
+        "--dest",
+        str(packed),
+        "--data-dir",
+        str(sample_data),
+        "--limit",
+        "64",
+        "--synthetic",
+        "40",
+        "--select",
+        "24",
+    )
     assert json.loads((packed / "pack.json").read_text())["select_pairs"] == 24
     assert sum(f.stat().st_size for f in packed.rglob("*") if f.is_file()) < PACK_LIMIT
     step("run", "--pack", str(packed), "--out", str(out), "--cpu", "--epochs", "2", "--batch-size", "16")

@@ -32,12 +32,13 @@ def _needs() -> None:
     assert not missing, f"missing: {missing}"
 
 
-def test_train_then_export_then_classify(tmp_path: Path) -> None:
+def test_train_then_export_then_classify(tmp_path: Path, sample_data: Path) -> None:
     _needs()
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'src'}"}
     settings = "--steps 3 --limit 96 --valid 16 --synthetic 40 --log-every 1 --save-every 3 --batch-size 4"
-    train = [sys.executable, "-m", "train.verifier", "train", "--out", str(out), *settings.split()]
+    train = [sys.executable, "-m", "train.verifier", "train", "--out", str(out), "--data-dir", str(sample_data)]
+    train += settings.split()
     done = subprocess.run(train, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]

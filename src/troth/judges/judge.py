@@ -15,7 +15,7 @@ from troth.judges.cache import Memo, cache_key
 from troth.judges.capabilities import Capabilities, StructuredMode
 from troth.judges.completion import completer
 from troth.judges.config import JudgeConfig, build_backend
-from troth.judges.parsing import OutputCheckError, parse_json_output
+from troth.judges.parsing import OutputCheckError, json_schema_of, parse_json_output
 from troth.judges.registry import declared as declared_by
 from troth.judges.retry import RetryPolicy
 from troth.prompts.common import SCHEMA_INSTRUCTION, render
@@ -248,7 +248,7 @@ class Judge:
         flight) is answered from memory, with usage of zero calls.
         """
 
-        json_schema = schema.model_json_schema()
+        json_schema = json_schema_of(schema)
 
         async def ask() -> tuple[T, StepUsage]:
             structured = self.capabilities.structured

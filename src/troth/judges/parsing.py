@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -13,6 +14,13 @@ from troth.judges.base import bare_choice
 T = TypeVar("T", bound=BaseModel)
 
 _FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+@functools.cache
+def json_schema_of(schema: type[BaseModel]) -> dict[str, Any]:
+    """``schema``'s JSON schema, built once per class (pydantic builds it anew at each call);
+    shared, so never changed in place."""
+    return schema.model_json_schema()
 
 
 class OutputCheckError(ValueError):
@@ -28,7 +36,7 @@ def parse_json_output(text: str, schema: type[T]) -> T:
     try:
         data = json.loads(candidate)
     except json.JSONDecodeError:
-        bare = bare_choice(candidate, schema.model_json_schema())
+        bare = bare_choice(candidate, json_schema_of(schema))
         if bare is not None:
             return schema.model_validate(bare)
         start, end = candidate.find("{"), candidate.rfind("}")
