@@ -46,18 +46,18 @@ def test_pack_run_unpack_on_cpu(tmp_path: Path, sample_data: Path) -> None:
         "--data-dir",
         str(sample_data),
         "--limit",
-        "64",
+        "32",
         "--synthetic",
         "40",
         "--select",
-        "24",
+        "16",
     )
-    assert json.loads((packed / "pack.json").read_text())["select_pairs"] == 24
+    assert json.loads((packed / "pack.json").read_text())["select_pairs"] == 16
     assert sum(f.stat().st_size for f in packed.rglob("*") if f.is_file()) < PACK_LIMIT
     step("run", "--pack", str(packed), "--out", str(out), "--cpu", "--epochs", "2", "--batch-size", "16")
     card = json.loads((out / "card.json").read_text())
     assert [h["epoch"] for h in card["history"]] == [1, 2] and card["chosen_epoch"] in (1, 2)
-    assert card["hardware"].startswith("cpu") and card["data"]["train_pairs"] == 64
+    assert card["hardware"].startswith("cpu") and card["data"]["train_pairs"] == 32
     assert card["pieces"] and all((out / p).stat().st_size <= PIECE_BYTES for p in card["pieces"])
     step("unpack", "--pieces", str(out), "--out", str(run))
     (run / "model.onnx").write_bytes((run / "verifier.onnx").read_bytes())

@@ -35,7 +35,7 @@ def test_the_fitted_head_is_written_into_the_card(tmp_path: Path, capsys: pytest
     card = json.loads((model / "card.json").read_text())
     del card["stack"]
     (model / "card.json").write_text(json.dumps(card))
-    assert main(["--model", str(model), "--data-dir", str(tmp_path / "data"), "--per-file", "10", "--write"]) == 0
+    assert main(["--model", str(model), "--data-dir", str(tmp_path / "data"), "--per-file", "6", "--write"]) == 0
     printed = json.loads(capsys.readouterr().out)
     written = json.loads((model / "card.json").read_text())
     assert written["stack"] == printed["stack"] and written["yes_threshold"] == card["yes_threshold"]

@@ -16,10 +16,10 @@ T = TypeVar("T", bound=BaseModel)
 _FENCE_RE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)
 def json_schema_of(schema: type[BaseModel]) -> dict[str, Any]:
-    """``schema``'s JSON schema, built once per class (pydantic builds it anew at each call);
-    shared, so never changed in place."""
+    """``schema``'s JSON schema, built once per class (pydantic builds it anew at each call) for
+    the last 256 classes asked about; shared, so never changed in place."""
     return schema.model_json_schema()
 
 
